@@ -1,0 +1,80 @@
+package rag
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// Limits on what a reader may send, shared by the HTTP API and the CLI.
+const (
+	MaxQuestionChars     = 1000
+	MaxSelectedTextChars = 5000
+)
+
+// RefusalReason is the refusal spec's enum.
+type RefusalReason string
+
+const (
+	EmptyRetrieval           RefusalReason = "empty_retrieval"
+	InsufficientContext      RefusalReason = "insufficient_context"
+	OutOfScope               RefusalReason = "out_of_scope"
+	SelectedTextInsufficient RefusalReason = "selected_text_insufficient"
+)
+
+// RefusalReasons lists every reason in the spec's order.
+var RefusalReasons = []RefusalReason{EmptyRetrieval, InsufficientContext, OutOfScope, SelectedTextInsufficient}
+
+// ChatRequest is a reader's question, optionally about text they selected.
+type ChatRequest struct {
+	Question     string `json:"question"`
+	SelectedText string `json:"selected_text,omitempty"`
+	SessionID    string `json:"session_id,omitempty"`
+}
+
+// ChatResponse is an answer or a refusal; a refusal is a normal response,
+// never an error.
+type ChatResponse struct {
+	Answer        string         `json:"answer"`
+	WasRefusal    bool           `json:"was_refusal"`
+	Sources       []Source       `json:"sources"`
+	RefusalReason *RefusalReason `json:"refusal_reason"`
+	SessionID     string         `json:"session_id"`
+}
+
+// Normalize trims the request and validates it at the edge. It returns an
+// *Error with code EINVALID, EQUESTIONTOOLONG or ESELECTEDTOOLONG.
+func (r *ChatRequest) Normalize() error {
+	if !utf8.ValidString(r.Question) || !utf8.ValidString(r.SelectedText) || !utf8.ValidString(r.SessionID) {
+		return Errorf(EINVALID, "question and selected_text must be valid UTF-8")
+	}
+	r.Question = strings.TrimSpace(r.Question)
+	r.SessionID = strings.TrimSpace(r.SessionID)
+	if r.Question == "" {
+		return Errorf(EINVALID, "question is required")
+	}
+	if n := utf8.RuneCountInString(r.Question); n > MaxQuestionChars {
+		return Errorf(EQUESTIONTOOLONG, "question has %d characters; the limit is %d", n, MaxQuestionChars)
+	}
+	if strings.TrimSpace(r.SelectedText) == "" {
+		r.SelectedText = ""
+	}
+	if n := utf8.RuneCountInString(r.SelectedText); n > MaxSelectedTextChars {
+		return Errorf(ESELECTEDTOOLONG, "selected_text has %d characters; the limit is %d", n, MaxSelectedTextChars)
+	}
+	if r.SessionID != "" {
+		id, err := uuid.Parse(r.SessionID)
+		if err != nil {
+			return Errorf(EINVALID, "session_id must be a UUID")
+		}
+		r.SessionID = id.String()
+	}
+	return nil
+}
+
+// Refusal builds a refusal response; sources are always empty.
+func Refusal(reason RefusalReason, message, sessionID string) ChatResponse {
+	r := reason
+	return ChatResponse{Answer: message, WasRefusal: true, Sources: []Source{}, RefusalReason: &r, SessionID: sessionID}
+}

@@ -1,0 +1,106 @@
+package rag
+
+import (
+	"context"
+	"time"
+)
+
+// Retriever finds the chunks of the book closest to a question. Scores
+// lie in [0, 1] with the refusal spec's meaning. Implementations return
+// the top k whatever their scores: the refusal gates need the low ones too.
+type Retriever interface {
+	Retrieve(ctx context.Context, question string, k int) ([]ScoredChunk, error)
+}
+
+// Embedder turns texts into vectors of a fixed dimension.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	Dimension() int
+}
+
+// VectorStore keeps chunk vectors and finds the nearest ones.
+type VectorStore interface {
+	// Replace makes the store hold exactly these chunks (upserting by
+	// stable id and deleting chunks that no longer exist).
+	Replace(ctx context.Context, chunks []Chunk, vectors [][]float32) error
+	// Search returns the k nearest chunks with cosine scores.
+	Search(ctx context.Context, vector []float32, k int) ([]ScoredChunk, error)
+}
+
+// Passage is a piece of evidence for an answer: text taken verbatim from a
+// chunk (or from the reader's selection, where Chunk is nil), with the
+// heading it sits under.
+type Passage struct {
+	Text    string
+	Heading Heading
+	Chunk   *ScoredChunk
+}
+
+// GenerateRequest is what a Generator answers from. Evidence is never
+// empty: the tutor refuses before it would call a generator without it.
+type GenerateRequest struct {
+	Question     string
+	SelectedText string
+	// Context is the confident chunks (score >= the confidence threshold),
+	// empty in selected-text mode.
+	Context  []ScoredChunk
+	Evidence []Passage
+}
+
+// Generated is a generator's answer and the chunks it drew from.
+type Generated struct {
+	Answer  string
+	Sources []Source
+	// Declined reports that the generator found the context does not
+	// answer the question (an LLM's fixed marker); the tutor turns it into
+	// an insufficient_context refusal.
+	Declined bool
+}
+
+// Generator writes an answer from evidence. emit, when not nil, receives
+// the answer text as it is produced.
+type Generator interface {
+	Generate(ctx context.Context, req GenerateRequest, emit func(delta string) error) (Generated, error)
+}
+
+// Tutor answers a reader's question or refuses, following the refusal spec.
+type Tutor interface {
+	Ask(ctx context.Context, req ChatRequest, emit func(delta string) error) (ChatResponse, error)
+}
+
+// Message is one turn of a chat session as stored in history.
+type Message struct {
+	ID            string         `json:"id"`
+	SessionID     string         `json:"session_id"`
+	Role          string         `json:"role"` // "user" or "assistant"
+	Content       string         `json:"content"`
+	Sources       []Source       `json:"sources"`
+	WasRefusal    bool           `json:"was_refusal"`
+	RefusalReason *RefusalReason `json:"refusal_reason"`
+	CreatedAt     time.Time      `json:"created_at"`
+}
+
+// History stores chat sessions and their messages.
+type History interface {
+	// EnsureSession creates the session if it does not exist yet.
+	EnsureSession(ctx context.Context, id string) error
+	// AppendExchange writes the question and its response in one
+	// transaction: both or neither.
+	AppendExchange(ctx context.Context, sessionID string, question Message, answer Message) error
+	// Messages returns a session's messages in order; an *Error with code
+	// ENOTFOUND when the session does not exist.
+	Messages(ctx context.Context, sessionID string) ([]Message, error)
+	Ping(ctx context.Context) error
+	Close() error
+}
+
+// ChunkFilter selects chunks for the content endpoint.
+type ChunkFilter struct {
+	ModuleID  string
+	ChapterID string // optional
+}
+
+// ChunkLister lists the ingested chunks of a module, in book order.
+type ChunkLister interface {
+	ListChunks(ctx context.Context, f ChunkFilter) ([]Chunk, error)
+}
