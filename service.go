@@ -64,8 +64,18 @@ type Generator interface {
 }
 
 // Tutor answers a reader's question or refuses, following the refusal spec.
+// The request must already be normalized (ChatRequest.Normalize) and carry
+// a session id. stream may be nil.
 type Tutor interface {
-	Ask(ctx context.Context, req ChatRequest, emit func(delta string) error) (ChatResponse, error)
+	Ask(ctx context.Context, req ChatRequest, stream Stream) (ChatResponse, error)
+}
+
+// Stream receives an answer while it is produced: Sources once, before any
+// text, then the answer text in deltas. A refusal produces no stream calls;
+// it only comes back as the returned ChatResponse.
+type Stream interface {
+	Sources(sources []Source) error
+	Delta(text string) error
 }
 
 // Message is one turn of a chat session as stored in history.
