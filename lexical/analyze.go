@@ -1,0 +1,99 @@
+package lexical
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// A token is one word of a text: its surface form (lower-cased) and the
+// stem that matching uses.
+type token struct {
+	word string
+	stem string
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// tokenize splits text into lower-cased words. Identifiers such as
+// qos_profile_sensor_data or check_urdf yield the whole identifier and its
+// parts, so a reader who types "check urdf" still meets the command.
+// Decimal numbers keep their point ("0.5"); a hyphen between digits
+// ("10-50") splits, as readers write ranges many ways. Possessives and
+// short contractions ("robot's", "don't") drop their tail.
+func tokenize(text string) []token {
+	var out []token
+	runes := []rune(text)
+	n := len(runes)
+	for i := 0; i < n; {
+		if !isWordRune(runes[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < n {
+			r := runes[j]
+			if isWordRune(r) {
+				j++
+				continue
+			}
+			joiner := r == '_' || r == '.' || r == '-'
+			if joiner && j+1 < n && isWordRune(runes[j+1]) {
+				if r == '-' && unicode.IsDigit(runes[j-1]) && unicode.IsDigit(runes[j+1]) {
+					break
+				}
+				j++
+				continue
+			}
+			break
+		}
+		word := strings.ToLower(string(runes[i:j]))
+		out = appendWord(out, word)
+		i = j
+		// Skip a possessive or contraction tail: 's, 't, 're, 've, 'll.
+		if i+1 < n && (runes[i] == '\'' || runes[i] == '’') && unicode.IsLetter(runes[i+1]) {
+			k := i + 1
+			for k < n && unicode.IsLetter(runes[k]) {
+				k++
+			}
+			if k-i-1 <= 2 {
+				i = k
+			}
+		}
+	}
+	return out
+}
+
+func appendWord(out []token, w string) []token {
+	out = append(out, token{word: w, stem: stem(w)})
+	if strings.ContainsAny(w, "_.-") && !isNumber(w) {
+		for _, p := range strings.FieldsFunc(w, func(r rune) bool { return r == '_' || r == '.' || r == '-' }) {
+			out = append(out, token{word: p, stem: stem(p)})
+		}
+	}
+	return out
+}
+
+func isNumber(w string) bool {
+	for _, r := range w {
+		if !unicode.IsDigit(r) && r != '.' && r != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// stem reduces a word to the form matching compares. Numbers and
+// identifiers stay as they are.
+func stem(w string) string {
+	for _, r := range w {
+		if !unicode.IsLetter(r) {
+			return w
+		}
+	}
+	if len([]rune(w)) <= 3 {
+		return w
+	}
+	return english.Stem(w, false)
+}

@@ -1,0 +1,50 @@
+package lexical
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Answer types: some questions can only be answered by a passage that
+// states a particular kind of fact. "How much does X cost?" is not
+// answered by X's specifications, however well they match the words.
+var (
+	moneyRE = regexp.MustCompile(`(?i)[$€£¥]\s?\d|\d\s?(usd|eur|dollars?|euros?)\b|\bfree\b|\bper hour\b`)
+	dateRE  = regexp.MustCompile(`(?i)\b(1[89]|20)\d\d\b|\b(january|february|march|april|may|june|july|august|september|october|november|december)\b`)
+)
+
+// answerTypeOf returns the pattern an answer must contain, or nil.
+func answerTypeOf(question string) *regexp.Regexp {
+	var words []string
+	for _, t := range tokenize(question) {
+		words = append(words, t.word)
+	}
+	q := " " + strings.Join(words, " ") + " "
+	switch {
+	case containsAny(q, " cost ", " costs ", " price ", " priced ", " how much money ", " how expensive ", " cheap"):
+		return moneyRE
+	case containsAny(q, " what year", " which year", " when was ", " when were ", " when did ", " when will ", " what date", " end of life", " end-of-life", " release date", " founded "):
+		return dateRE
+	}
+	return nil
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// isDefinition reports "what is X", "define X", "what does X mean".
+func isDefinition(question string) bool {
+	q := strings.ToLower(strings.TrimSpace(question))
+	for _, p := range []string{"what is ", "what's ", "whats ", "what are ", "define ", "definition of ", "meaning of ", "what does "} {
+		if strings.HasPrefix(q, p) {
+			return !strings.HasPrefix(q, "what does ") || strings.Contains(q, " mean")
+		}
+	}
+	return false
+}

@@ -1,0 +1,363 @@
+package lexical
+
+import (
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/textbook-rag/rag"
+)
+
+// unit is the smallest thing an answer quotes: a sentence, a list item, a
+// table row (with its header) or a whole code block.
+type unit struct {
+	text    string
+	kind    unitKind
+	heading rag.Heading
+	// lead is the line that introduces a list or code block ("Types:",
+	// "Create the package:"); its words are context for the unit.
+	lead  string
+	terms map[string]bool
+	ctx   map[string]float64 // stems from heading and lead, with credit
+	chunk int                // index into the chunks being searched
+	pos   int                // position in book order within the search
+	score float64
+}
+
+type unitKind int
+
+const (
+	sentence unitKind = iota
+	item
+	row
+	code
+	label // a short line ending in ':' that introduces what follows
+)
+
+// Evidence thresholds. A unit must hold most of the question's
+// information, counting what its heading and lead-in say, to be quoted.
+const (
+	// minSection: the units under one heading must hold this share of the
+	// question's information between them.
+	minSection = 0.65
+	// minWindow: and up to three consecutive units of it at least this.
+	minWindow     = 0.45
+	headingCredit = 0.7
+	sectionCredit = 0.5
+	chunkCredit   = 0.25
+	leadCredit    = 0.7
+	// keepRatio: other units of the same section are quoted when they
+	// score at least this share of the best one.
+	keepRatio         = 0.6
+	selectedKeepRatio = 0.3
+	maxUnits          = 8
+)
+
+// Evidence returns the passages of the chunks that answer the question,
+// in book order, or nil when no part of them does. It never returns text
+// that is not in the chunks.
+func (ix *Index) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passage {
+	q := ix.analyze(question)
+	if len(q.terms) == 0 {
+		return nil
+	}
+	var units []*unit
+	for ci := range chunks {
+		for _, u := range splitUnits(chunks[ci].Text, chunks[ci].Headings, chunks[ci].SectionHeading, chunks[ci].Anchor) {
+			u.chunk = ci
+			u.pos = len(units)
+			units = append(units, u)
+		}
+	}
+	sel := ix.selectUnits(q, question, units, keepRatio)
+	out := make([]rag.Passage, 0, len(sel))
+	for _, u := range sel {
+		out = append(out, rag.Passage{Text: u.text, Heading: u.heading, Chunk: &chunks[u.chunk]})
+	}
+	return out
+}
+
+// SelectedEvidence returns the passages of a reader's selection that
+// answer the question, or nil when the selection does not hold the
+// answer (a shared word is not enough).
+func (ix *Index) SelectedEvidence(question, selected string) []rag.Passage {
+	q := ix.analyze(question)
+	if len(q.terms) == 0 {
+		return nil
+	}
+	units := splitUnits(selected, nil, "", "")
+	for i, u := range units {
+		u.pos = i
+		u.chunk = -1
+	}
+	// The reader chose this text: quote every part of it that bears on
+	// the question, not only the best.
+	sel := ix.selectUnits(q, question, units, selectedKeepRatio)
+	out := make([]rag.Passage, 0, len(sel))
+	for _, u := range sel {
+		out = append(out, rag.Passage{Text: u.text, Heading: u.heading})
+	}
+	return out
+}
+
+// window is a run of up to maxWindow consecutive units of one section:
+// an answer often takes two or three sentences to state.
+type window struct {
+	from, to int // units[from:to]
+	score    float64
+}
+
+const maxWindow = 3
+
+func (ix *Index) selectUnits(q query, question string, units []*unit, keep float64) []*unit {
+	qnums := numbersIn(question)
+	wantsCode := asksForCode(question)
+	want := answerTypeOf(question)
+	definition := isDefinition(question)
+	qstems := map[string]bool{}
+	for _, t := range q.terms {
+		qstems[t.stem] = true
+	}
+	for _, u := range units {
+		u.score = q.coverage(func(s string) float64 {
+			if u.terms[s] {
+				return 1
+			}
+			return u.ctx[s]
+		}) * unitPrior(u, wantsCode)
+	}
+	keyOf := func(u *unit) [2]any { return [2]any{u.chunk, u.heading.Text} }
+	var best *window
+	var bestRank float64
+	for i := range units {
+		terms := map[string]bool{}
+		ctx := map[string]float64{}
+		hasNum := false
+		prior := 1.0
+		var text strings.Builder
+		for j := i; j < len(units) && j < i+maxWindow; j++ {
+			u := units[j]
+			if keyOf(u) != keyOf(units[i]) {
+				break
+			}
+			for s := range u.terms {
+				terms[s] = true
+			}
+			for s, c := range u.ctx {
+				ctx[s] = max(ctx[s], c)
+			}
+			text.WriteString(u.text + "\n")
+			hasNum = hasNum || hasNewNumber(u.text, qnums)
+			prior = min(prior, unitPrior(u, wantsCode))
+			sc := q.coverage(func(s string) float64 {
+				if terms[s] {
+					return 1
+				}
+				return ctx[s]
+			}) * prior * (1 - 0.04*float64(j-i))
+			if q.wantsNumber && !hasNum {
+				sc *= 0.8
+			}
+			if want != nil && !want.MatchString(text.String()) {
+				continue
+			}
+			rank := sc
+			if definition && definesSubject(units[i], qstems) {
+				rank += 0.3
+			}
+			if sc < minWindow {
+				continue
+			}
+			if best == nil || rank > bestRank {
+				best, bestRank = &window{from: i, to: j + 1, score: sc}, rank
+			}
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	LastBest = best.score
+	// Quote the window, the strong units of its section, and whatever list
+	// or code block a quoted line introduces.
+	first := units[best.from]
+	picked := map[*unit]bool{}
+	for _, u := range units[best.from:best.to] {
+		picked[u] = true
+	}
+	for _, u := range units {
+		if u.chunk == first.chunk && u.heading.Text == first.heading.Text && u.score >= keep*best.score && u.score >= minWindow*keep/keepRatio {
+			picked[u] = true
+		}
+	}
+	for i, u := range units {
+		if !picked[u] || !strings.HasSuffix(strings.TrimSpace(u.text), ":") {
+			continue
+		}
+		for j := i + 1; j < len(units) && j <= i+maxUnits; j++ {
+			v := units[j]
+			if v.chunk != u.chunk || v.lead != strings.TrimSpace(u.text) {
+				break
+			}
+			picked[v] = true
+		}
+	}
+	var sel []*unit
+	for _, u := range units {
+		if picked[u] {
+			sel = append(sel, u)
+		}
+	}
+	if len(sel) > maxUnits {
+		// Keep the window and the strongest of the rest, in book order.
+		byScore := append([]*unit(nil), sel...)
+		sort.SliceStable(byScore, func(a, b int) bool { return byScore[a].score > byScore[b].score })
+		keep := map[*unit]bool{}
+		for _, u := range units[best.from:best.to] {
+			keep[u] = true
+		}
+		for _, u := range byScore {
+			if len(keep) >= maxUnits {
+				break
+			}
+			keep[u] = true
+		}
+		sel = sel[:0]
+		for _, u := range units {
+			if keep[u] {
+				sel = append(sel, u)
+			}
+		}
+	}
+	return sel
+}
+
+// definesSubject reports a unit that names what it defines: a leading
+// bold term ("**Stall torque**: ...") or the first line under a heading,
+// whose words are all among the question's.
+func definesSubject(u *unit, qstems map[string]bool) bool {
+	subj := ""
+	t := itemLine.ReplaceAllString(u.text, "")
+	if strings.HasPrefix(t, "**") {
+		if end := strings.Index(t[2:], "**"); end > 0 {
+			subj = t[2 : 2+end]
+		}
+	}
+	if subj == "" {
+		subj = u.heading.Text
+	}
+	subj = strings.TrimSpace(strings.Split(subj, "(")[0])
+	st := stemSet(subj)
+	if len(st) == 0 {
+		return false
+	}
+	for s := range st {
+		if !qstems[s] {
+			return false
+		}
+	}
+	return true
+}
+
+// unitPrior lowers units that rarely answer a question by themselves:
+// restatements (learning objectives, summaries), labels, and long code
+// blocks unless the reader asked for code.
+func unitPrior(u *unit, wantsCode bool) float64 {
+	p := 1.0
+	if summaryHeading(u.heading.Text) {
+		p *= 0.8
+	}
+	switch u.kind {
+	case label:
+		p *= 0.9
+	case code:
+		if !wantsCode {
+			p *= 0.85
+		}
+		if n := strings.Count(u.text, "\n"); n > 25 {
+			p *= 0.85
+		}
+	}
+	return p
+}
+
+func summaryHeading(h string) bool {
+	h = strings.ToLower(h)
+	for _, w := range []string{"learning objective", "chapter goal", "module goal", "summary", "key takeaway", "overview", "key concepts", "introduction"} {
+		if strings.Contains(h, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// asksForCode reports questions about commands, APIs or configuration,
+// which code blocks answer best.
+func asksForCode(question string) bool {
+	for _, t := range tokenize(question) {
+		switch t.stem {
+		case "command", "code", "method", "function", "api", "call", "argument", "flag", "tag", "syntax", "launch", "config", "configur", "xml", "python", "snippet", "execut", "script", "paramet":
+			return true
+		}
+	}
+	return strings.Contains(question, "_") || strings.Contains(question, "`")
+}
+
+// ExplainEvidence lists the best-scoring units of the chunks for a
+// question; the CLI's --explain flag prints it.
+func (ix *Index) ExplainEvidence(question string, chunks []rag.ScoredChunk, n int) string {
+	q := ix.analyze(question)
+	var units []*unit
+	for ci := range chunks {
+		for _, u := range splitUnits(chunks[ci].Text, chunks[ci].Headings, chunks[ci].SectionHeading, chunks[ci].Anchor) {
+			u.chunk = ci
+			units = append(units, u)
+		}
+	}
+	wantsCode := asksForCode(question)
+	for _, u := range units {
+		u.score = q.coverage(func(s string) float64 {
+			if u.terms[s] {
+				return 1
+			}
+			return u.ctx[s]
+		}) * unitPrior(u, wantsCode)
+	}
+	sort.SliceStable(units, func(a, b int) bool { return units[a].score > units[b].score })
+	var b strings.Builder
+	for i, u := range units {
+		if i >= n {
+			break
+		}
+		t := strings.ReplaceAll(u.text, "\n", " / ")
+		if len(t) > 140 {
+			t = t[:140] + "…"
+		}
+		b.WriteString(fmtFloat(u.score) + " " + chunks[u.chunk].ChapterPath + " › " + u.heading.Text + " | " + t + "\n")
+	}
+	return b.String()
+}
+
+func numbersIn(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, t := range tokenize(s) {
+		if hasDigit(t.word) {
+			m[t.word] = true
+		}
+	}
+	return m
+}
+
+func hasDigit(s string) bool { return strings.IndexFunc(s, unicode.IsDigit) >= 0 }
+
+// hasNewNumber reports whether text states a number the question did not.
+func hasNewNumber(text string, qnums map[string]bool) bool {
+	for _, t := range tokenize(text) {
+		if hasDigit(t.word) && !qnums[t.word] {
+			return true
+		}
+	}
+	return false
+}
+
+// LastBest is a debugging aid for the scratch harness.
+var LastBest float64

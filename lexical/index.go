@@ -1,0 +1,386 @@
+// Package lexical is the embedded retriever: it learns everything it needs
+// from the ingested book (its vocabulary, how rare each word is, which
+// words occur together) and scores a question against every chunk with a
+// number in [0, 1] that carries the refusal spec's meaning.
+//
+// The score is a weighted coverage: the share of the question's
+// information (each word weighted by how rare it is in the book) that the
+// chunk holds. Words the book never uses count against the question at
+// full weight, which is what keeps cooking and sport questions far below
+// 0.5. Misspelt words are corrected against the book's vocabulary, and a
+// word the chunk lacks can be partly matched by a word the book uses in
+// the same places (co-occurrence), which helps readers who do not remember
+// the book's terms.
+package lexical
+
+import (
+	"context"
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/textbook-rag/rag"
+)
+
+var _ rag.Retriever = (*Index)(nil)
+
+// Index is the in-memory retrieval model of one book.
+type Index struct {
+	chunks []rag.Chunk
+	docs   []doc
+	df     map[string]int    // stem -> number of chunks holding it
+	vocab  map[string]string // surface word -> stem, for spelling repair
+	byLen  map[int][]string  // surface words by rune length
+	n      float64
+	assoc  *associations
+	// chapter maps a chunk's ChapterPath to the stems used anywhere in
+	// that chapter.
+	chapter map[string]map[string]bool
+}
+
+type doc struct {
+	terms map[string]int // stem -> count in the chunk (body and headings)
+	// head holds the stems of the chunk's section heading, chapter title
+	// and sub-headings: a question naming them is about this chunk.
+	head   map[string]bool
+	length int
+}
+
+// New builds the retrieval model of a book from its chunks.
+func New(chunks []rag.Chunk) *Index {
+	ix := &Index{
+		chunks:  chunks,
+		docs:    make([]doc, len(chunks)),
+		df:      map[string]int{},
+		vocab:   map[string]string{},
+		byLen:   map[int][]string{},
+		n:       float64(len(chunks)),
+		chapter: map[string]map[string]bool{},
+	}
+	for i, c := range chunks {
+		d := doc{terms: map[string]int{}, head: map[string]bool{}}
+		for _, t := range tokenize(c.Text) {
+			if stopwords[t.word] {
+				continue
+			}
+			d.terms[t.stem]++
+			d.length++
+			if _, ok := ix.vocab[t.word]; !ok {
+				ix.vocab[t.word] = t.stem
+				l := len([]rune(t.word))
+				ix.byLen[l] = append(ix.byLen[l], t.word)
+			}
+		}
+		heads := c.SectionHeading + " " + c.ChapterTitle
+		for _, h := range c.Headings {
+			heads += " " + h.Text
+		}
+		for _, t := range tokenize(heads) {
+			if !stopwords[t.word] {
+				d.head[t.stem] = true
+			}
+		}
+		for s := range d.terms {
+			ix.df[s]++
+			if ix.chapter[c.ChapterPath] == nil {
+				ix.chapter[c.ChapterPath] = map[string]bool{}
+			}
+			ix.chapter[c.ChapterPath][s] = true
+		}
+		ix.docs[i] = d
+	}
+	ix.assoc = buildAssociations(ix)
+	return ix
+}
+
+// Chunks returns the chunks the index was built from, in book order.
+func (ix *Index) Chunks() []rag.Chunk { return ix.chunks }
+
+// idf is the information a word carries in this book, in nats.
+func (ix *Index) idf(stem string) float64 {
+	// A word the book never uses weighs as much as its rarest words: it
+	// is as likely as they are to be what the question is about.
+	df := max(float64(ix.df[stem]), 1)
+	return math.Log(1 + ix.n/df)
+}
+
+// query is an analysed question: the words that carry its subject.
+type query struct {
+	terms []qterm
+	total float64 // sum of weights
+	// wantsNumber is set for questions that ask for a quantity.
+	wantsNumber bool
+}
+
+type qterm struct {
+	word   string
+	stem   string
+	weight float64
+	known  bool
+	// related are book words used where this one is, with a strength in
+	// (0, 1): a chunk holding one of them partly matches the term.
+	related []related
+}
+
+// analyze turns a question into weighted subject terms.
+func (ix *Index) analyze(question string) query {
+	var q query
+	seen := map[string]bool{}
+	toks := tokenize(question)
+	for i, t := range toks {
+		if (t.word == "many" || t.word == "much" || t.word == "long" || t.word == "far") && i > 0 && toks[i-1].word == "how" {
+			q.wantsNumber = true
+		}
+		if stopwords[t.word] || questionWords[t.word] || isMisspeltFunctionWord(t.word) {
+			continue
+		}
+		for _, qt := range ix.resolve(t) {
+			if seen[qt.stem] {
+				continue
+			}
+			seen[qt.stem] = true
+			q.terms = append(q.terms, qt)
+		}
+	}
+	for i := range q.terms {
+		q.total += q.terms[i].weight
+	}
+	return q
+}
+
+// resolve maps a question word to book terms: as written, repaired when
+// misspelt, or split where a reader joined a word and a number ("ros2").
+func (ix *Index) resolve(t token) []qterm {
+	if ix.df[t.stem] > 0 {
+		return []qterm{ix.term(t.word, t.stem)}
+	}
+	if parts := splitLetterDigit(t.word); len(parts) > 1 {
+		var out []qterm
+		for _, p := range parts {
+			if s := stem(p); ix.df[s] > 0 {
+				out = append(out, ix.term(p, s))
+			}
+		}
+		if len(out) == len(parts) {
+			return out
+		}
+	}
+	if w, ok := ix.correct(t.word); ok {
+		return []qterm{ix.term(w, ix.vocab[w])}
+	}
+	return []qterm{{word: t.word, stem: t.stem, weight: ix.idf(t.stem)}}
+}
+
+// isMisspeltFunctionWord catches "wich", "hwo", "waht": a question word a
+// reader mistyped must not count as an unknown subject word.
+func isMisspeltFunctionWord(w string) bool {
+	l := len([]rune(w))
+	if l < 3 || l > 6 {
+		return false
+	}
+	for _, set := range []map[string]bool{stopwords, questionWords} {
+		for c := range set {
+			if cl := len([]rune(c)); cl >= 3 && cl-l <= 1 && l-cl <= 1 && editDistance(w, c, 1) <= 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (ix *Index) term(word, stem string) qterm {
+	qt := qterm{word: word, stem: stem, weight: ix.idf(stem), known: true}
+	qt.related = ix.assoc.of(stem)
+	return qt
+}
+
+func splitLetterDigit(w string) []string {
+	var parts []string
+	start := 0
+	rs := []rune(w)
+	for i := 1; i < len(rs); i++ {
+		if unicode.IsDigit(rs[i]) != unicode.IsDigit(rs[i-1]) {
+			parts = append(parts, string(rs[start:i]))
+			start = i
+		}
+	}
+	return append(parts, string(rs[start:]))
+}
+
+// correct finds the book word a misspelt word most likely meant: within
+// one edit for words of 5-7 letters, two for longer ones, preferring the
+// more frequent book word. Short words are never corrected: too many
+// unrelated words lie one edit apart.
+func (ix *Index) correct(w string) (string, bool) {
+	l := len([]rune(w))
+	if l < 5 || isNumber(w) {
+		return "", false
+	}
+	maxd := 1
+	if l >= 8 {
+		maxd = 2
+	}
+	best, bestDF := "", 0
+	for ll := l - maxd; ll <= l+maxd; ll++ {
+		for _, c := range ix.byLen[ll] {
+			if c[0] != w[0] && maxd == 1 {
+				continue
+			}
+			if editDistance(w, c, maxd) <= maxd {
+				if df := ix.df[ix.vocab[c]]; df > bestDF {
+					best, bestDF = c, df
+				}
+			}
+		}
+	}
+	return best, best != ""
+}
+
+// editDistance is the optimal-string-alignment distance, cut off early
+// once it exceeds max.
+func editDistance(a, b string, max int) int {
+	ra, rb := []rune(a), []rune(b)
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin > max {
+			return max + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
+}
+
+// coverage scores how much of the query a set of terms holds.
+func (q *query) coverage(has func(stem string) float64) float64 {
+	if q.total == 0 {
+		return 0
+	}
+	var got float64
+	for _, t := range q.terms {
+		m := has(t.stem)
+		if m < 1 {
+			for _, r := range t.related {
+				if v := has(r.stem) * r.strength; v > m {
+					m = v
+				}
+			}
+		}
+		got += t.weight * m
+	}
+	return got / q.total
+}
+
+// Retrieve scores every chunk and returns the k best. Ties in coverage go
+// to the chunk whose headings name the question's words and then to the
+// one where they are densest.
+func (ix *Index) Retrieve(ctx context.Context, question string, k int) ([]rag.ScoredChunk, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	q := ix.analyze(question)
+	return ix.retrieve(q, k), nil
+}
+
+// chapterCredit is what a question word is worth when the chunk lacks it
+// but its chapter uses it: the passage is read in that chapter's context.
+const chapterCredit = 0.5
+
+type ranked struct {
+	i     int
+	score float64
+	rank  float64
+}
+
+func (ix *Index) retrieve(q query, k int) []rag.ScoredChunk {
+	if len(q.terms) == 0 || k <= 0 {
+		return nil
+	}
+	rs := make([]ranked, 0, len(ix.docs))
+	for i := range ix.docs {
+		d := &ix.docs[i]
+		ch := ix.chapter[ix.chunks[i].ChapterPath]
+		score := q.coverage(func(s string) float64 {
+			if d.terms[s] > 0 {
+				return 1
+			}
+			if ch[s] {
+				return chapterCredit
+			}
+			return 0
+		})
+		if score == 0 {
+			continue
+		}
+		local := q.coverage(func(s string) float64 {
+			if d.terms[s] > 0 {
+				return 1
+			}
+			return 0
+		})
+		var head, dens float64
+		for _, t := range q.terms {
+			if d.head[t.stem] {
+				head += t.weight
+			}
+			if tf := float64(d.terms[t.stem]); tf > 0 {
+				dens += t.weight * tf / (tf + 1.2*(0.25+0.75*float64(d.length)/300))
+			}
+		}
+		rank := local + 0.15*head/q.total + 0.05*dens/q.total
+		rs = append(rs, ranked{i: i, score: score, rank: rank})
+	}
+	sort.Slice(rs, func(a, b int) bool {
+		if rs[a].rank != rs[b].rank {
+			return rs[a].rank > rs[b].rank
+		}
+		return rs[a].i < rs[b].i
+	})
+	if len(rs) > k {
+		rs = rs[:k]
+	}
+	out := make([]rag.ScoredChunk, len(rs))
+	for j, r := range rs {
+		out[j] = rag.ScoredChunk{Chunk: ix.chunks[r.i], Score: round(r.score)}
+	}
+	return out
+}
+
+func round(f float64) float64 { return math.Round(f*10000) / 10000 }
+
+// Explain describes how a question was read, for debugging and the CLI's
+// verbose mode.
+func (ix *Index) Explain(question string) string {
+	q := ix.analyze(question)
+	var b strings.Builder
+	for _, t := range q.terms {
+		known := "unknown"
+		if t.known {
+			known = "known"
+		}
+		b.WriteString(t.word + "(" + t.stem + "," + known + "," + strings.TrimRight(strings.TrimRight(fmtFloat(t.weight), "0"), ".") + ")")
+		for _, r := range t.related {
+			b.WriteString(" ~" + r.stem + ":" + fmtFloat(r.strength))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}

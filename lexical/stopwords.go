@@ -1,0 +1,40 @@
+package lexical
+
+// stopwords are function words: they say how a question is asked, not
+// what it is about, so they take no part in matching.
+var stopwords = setOf(`a about above after again against all also am an and any are as at
+be because been before being below between both but by can cannot could did do does doing
+done down during each either else even ever every few for from further get gets getting got
+had has have having he her here hers herself him himself his how i if in into is it its
+itself just let lets like may me might more most much must my myself no nor not now of off
+on once one only or other ought our ours ourselves out over own per please quite rather
+really same shall she should so some such than that the their theirs them themselves then
+there these they this those through thus to too under until up upon us very was we were
+what whats when where whether which while who whom whose why will with within without would
+yet you your yours yourself yourselves i'm it's don't
+`)
+
+// questionWords carry the shape of a question ("what does X mean",
+// "explain how", "tell me") rather than its subject. They are left out of
+// the subject but a few of them (how many, how much, when) steer the
+// evidence finder towards numbers.
+var questionWords = setOf(`actually anyone anything anyway ask asked basically briefly
+certain describe described detail details difference differences exactly explain
+explained explaining give good happen happens help idea kind kinds know learn
+mean meaning means need needs okay particular possible probably show simple
+simply someone something sort specific step steps tell thing things think try
+trying understand want way ways wonder wondering work works
+according book books chapter chapters course courses covered mention mentioned
+mentions page pages recommend recommended recommends say said says section
+sections textbook textbooks tutorial
+approximately about around roughly usually typically generally commonly
+main major overall basically essentially
+`)
+
+func setOf(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, t := range tokenize(words) {
+		m[t.word] = true
+	}
+	return m
+}

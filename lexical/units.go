@@ -1,0 +1,178 @@
+package lexical
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/textbook-rag/rag"
+)
+
+var (
+	headingLine  = regexp.MustCompile(`^(#{2,6})\s+(.*?)\s*(\{#[^}]*\})?\s*$`)
+	itemLine     = regexp.MustCompile(`^\s*([-*+]|\d+[.)])\s+`)
+	chunkHeader  = regexp.MustCompile(`^\[(Module|Chapter|Section): .*\]$`)
+	sentenceEnd  = regexp.MustCompile(`([.!?])\s+([A-Z*\x60"(])`)
+	tableDivider = regexp.MustCompile(`^\s*\|?\s*:?-{2,}`)
+)
+
+// splitUnits cuts a chunk's Markdown body (or a reader's selection) into
+// quotable units. It walks lines rather than parsing Markdown again: the
+// chunker already normalised the body to headings, paragraphs, list items,
+// tables and fenced code.
+func splitUnits(text string, headings []rag.Heading, section, anchor string) []*unit {
+	var units []*unit
+	cur := rag.Heading{Level: 2, Text: section, Anchor: anchor}
+	lead := ""
+	var para []string
+	all := stemSet(text)
+	sectionTerms := stemSet(section)
+	add := func(u *unit) {
+		u.heading = cur
+		u.terms = stemSet(u.text)
+		u.ctx = map[string]float64{}
+		for s := range all {
+			u.ctx[s] = chunkCredit
+		}
+		for s := range sectionTerms {
+			u.ctx[s] = sectionCredit
+		}
+		for s := range stemSet(cur.Text) {
+			u.ctx[s] = headingCredit
+		}
+		if u.lead != "" {
+			for s := range stemSet(u.lead) {
+				if u.ctx[s] < leadCredit {
+					u.ctx[s] = leadCredit
+				}
+			}
+		}
+		units = append(units, u)
+	}
+	flushPara := func() {
+		if len(para) == 0 {
+			return
+		}
+		p := strings.Join(para, " ")
+		para = nil
+		for _, s := range splitSentences(p) {
+			k := sentence
+			if strings.HasSuffix(s, ":") && len(s) < 80 {
+				k = label
+			}
+			add(&unit{text: s, kind: k})
+			if strings.HasSuffix(s, ":") {
+				lead = s
+			}
+		}
+	}
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case chunkHeader.MatchString(trimmed):
+			continue
+		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
+			flushPara()
+			fence := trimmed[:3]
+			j := i + 1
+			for j < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[j]), fence) {
+				j++
+			}
+			end := min(j, len(lines)-1)
+			add(&unit{text: strings.Join(lines[i:end+1], "\n"), kind: code, lead: lead})
+			i = end
+		case headingLine.MatchString(trimmed):
+			flushPara()
+			m := headingLine.FindStringSubmatch(trimmed)
+			cur = headingFor(m[2], len(m[1]), headings)
+			lead = ""
+		case trimmed == "":
+			flushPara()
+		case itemLine.MatchString(line):
+			flushPara()
+			t := trimmed
+			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "  ") && !itemLine.MatchString(lines[i+1]) && strings.TrimSpace(lines[i+1]) != "" {
+				i++
+				t += " " + strings.TrimSpace(lines[i])
+			}
+			add(&unit{text: t, kind: item, lead: lead})
+		case strings.HasPrefix(trimmed, "|"):
+			flushPara()
+			var header string
+			if i+1 < len(lines) && tableDivider.MatchString(lines[i+1]) {
+				header = trimmed + "\n" + strings.TrimSpace(lines[i+1])
+				i += 2
+			}
+			for ; i < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i]), "|"); i++ {
+				r := strings.TrimSpace(lines[i])
+				u := &unit{text: r, kind: row, lead: lead}
+				if header != "" {
+					u.text = header + "\n" + r
+					u.lead = strings.TrimSpace(lead + " " + strings.SplitN(header, "\n", 2)[0])
+				}
+				add(u)
+			}
+			i--
+		case strings.HasPrefix(trimmed, ">"):
+			para = append(para, strings.TrimSpace(strings.TrimLeft(trimmed, ">")))
+		default:
+			para = append(para, trimmed)
+		}
+	}
+	flushPara()
+	return units
+}
+
+// headingFor finds a body heading among the chunk's headings, for its
+// anchor; a selection has none, so it gets the text alone.
+func headingFor(text string, level int, headings []rag.Heading) rag.Heading {
+	for _, h := range headings {
+		if strings.EqualFold(h.Text, text) {
+			return h
+		}
+	}
+	return rag.Heading{Level: level, Text: text}
+}
+
+// splitSentences splits a paragraph at sentence ends followed by a
+// capital, a quote or inline code.
+func splitSentences(p string) []string {
+	var out []string
+	start := 0
+	for _, m := range sentenceEnd.FindAllStringSubmatchIndex(p, -1) {
+		end := m[3]
+		s := strings.TrimSpace(p[start:end])
+		if isAbbreviation(s) {
+			continue
+		}
+		if s != "" {
+			out = append(out, s)
+		}
+		start = m[4]
+	}
+	if s := strings.TrimSpace(p[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+func isAbbreviation(s string) bool {
+	low := strings.ToLower(s)
+	for _, a := range []string{"e.g.", "i.e.", "etc.", "vs.", "approx.", "fig.", "no."} {
+		if strings.HasSuffix(low, a) {
+			return true
+		}
+	}
+	return false
+}
+
+func stemSet(text string) map[string]bool {
+	m := map[string]bool{}
+	for _, t := range tokenize(text) {
+		if !stopwords[t.word] {
+			m[t.stem] = true
+		}
+	}
+	return m
+}
