@@ -1,0 +1,136 @@
+// Package extractive is the default generator: it answers with the book's
+// own sentences, list items, table rows and code blocks that the evidence
+// finder chose, grouped by the section they come from, in book order. It
+// writes no sentence of content that is not in the context; the only words
+// of its own are the "From …" lines that say where each part comes from.
+package extractive
+
+import (
+	"context"
+	"strings"
+
+	"github.com/textbook-rag/rag"
+)
+
+var _ rag.Generator = Generator{}
+
+// Generator is the extractive answerer. Its zero value is ready to use.
+type Generator struct{}
+
+// Generate renders the evidence. emit, when given, receives the answer
+// one section at a time.
+func (Generator) Generate(ctx context.Context, req rag.GenerateRequest, emit func(string) error) (rag.Generated, error) {
+	if err := ctx.Err(); err != nil {
+		return rag.Generated{}, err
+	}
+	var parts []string
+	for _, g := range group(req.Evidence) {
+		parts = append(parts, render(g))
+	}
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			p = "\n\n" + p
+		}
+		b.WriteString(p)
+		if emit != nil {
+			if err := emit(p); err != nil {
+				return rag.Generated{}, err
+			}
+		}
+	}
+	return rag.Generated{Answer: b.String()}, nil
+}
+
+type section struct {
+	title    string
+	passages []rag.Passage
+}
+
+// group keeps consecutive passages of one section together.
+func group(evidence []rag.Passage) []section {
+	var out []section
+	for _, p := range evidence {
+		title := "From your selection:"
+		if p.Chunk != nil {
+			h := p.Heading.Text
+			if h == "" {
+				h = p.Chunk.SectionHeading
+			}
+			title = "From “" + h + "” (" + p.Chunk.ChapterTitle + "):"
+			if p.Chunk.ChapterTitle == "" || p.Chunk.ChapterTitle == h {
+				title = "From “" + h + "”:"
+			}
+		}
+		if n := len(out); n > 0 && out[n-1].title == title {
+			out[n-1].passages = append(out[n-1].passages, p)
+			continue
+		}
+		out = append(out, section{title: title, passages: []rag.Passage{p}})
+	}
+	return out
+}
+
+// render lays a section's passages out as Markdown: prose sentences of one
+// paragraph run on, list items and code blocks keep their lines, and rows
+// of one table share a single header.
+func render(s section) string {
+	var b strings.Builder
+	b.WriteString(s.title)
+	prevHeader := ""
+	prevKind := ""
+	for _, p := range s.passages {
+		text := strings.TrimSpace(p.Text)
+		kind := kindOf(text)
+		switch kind {
+		case "row":
+			lines := strings.Split(text, "\n")
+			header := ""
+			if len(lines) == 3 {
+				header = lines[0] + "\n" + lines[1]
+			}
+			if prevKind == "row" && header == prevHeader {
+				b.WriteString("\n" + lines[len(lines)-1])
+			} else {
+				b.WriteString("\n\n" + text)
+			}
+			prevHeader = header
+		case "item":
+			if prevKind == "item" {
+				b.WriteString("\n" + text)
+			} else {
+				b.WriteString("\n\n" + text)
+			}
+		case "prose":
+			if prevKind == "prose" {
+				b.WriteString(" " + text)
+			} else {
+				b.WriteString("\n\n" + text)
+			}
+		default:
+			b.WriteString("\n\n" + text)
+		}
+		prevKind = kind
+	}
+	return b.String()
+}
+
+func kindOf(text string) string {
+	switch {
+	case strings.HasPrefix(text, "```") || strings.HasPrefix(text, "~~~"):
+		return "code"
+	case strings.HasPrefix(text, "|"):
+		return "row"
+	case strings.HasPrefix(text, "- ") || strings.HasPrefix(text, "* ") || strings.HasPrefix(text, "+ ") || isOrdered(text):
+		return "item"
+	}
+	return "prose"
+}
+
+func isOrdered(text string) bool {
+	i := 0
+	for i < len(text) && text[i] >= '0' && text[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+1 < len(text) && (text[i] == '.' || text[i] == ')') && text[i+1] == ' '
+}

@@ -1,0 +1,38 @@
+package lexical
+
+import "strings"
+
+// Topic names a question's main subject for the empty-retrieval message:
+// the run of consecutive subject words (as the reader wrote them) that
+// carries the most information, where words the book never uses weigh
+// most. It returns "" when the question has no subject words.
+func (ix *Index) Topic(question string) string {
+	fields := strings.FieldsFunc(question, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == ',' || r == '?' || r == '!' || r == ';' || r == ':' || r == '(' || r == ')' || r == '"'
+	})
+	var best, run []string
+	var bestW, runW float64
+	flush := func() {
+		if runW > bestW {
+			best, bestW = append([]string(nil), run...), runW
+		}
+		run, runW = run[:0], 0
+	}
+	for _, f := range fields {
+		word := strings.Trim(f, ".'’")
+		toks := tokenize(word)
+		if len(toks) == 0 {
+			flush()
+			continue
+		}
+		t := toks[0]
+		if stopwords[t.word] || questionWords[t.word] || isMisspeltFunctionWord(t.word) {
+			flush()
+			continue
+		}
+		run = append(run, word)
+		runW += ix.idf(t.stem)
+	}
+	flush()
+	return strings.Join(best, " ")
+}
