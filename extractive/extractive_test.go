@@ -1,0 +1,67 @@
+package extractive
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/textbook-rag/rag"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestGenerate(t *testing.T) {
+	c1 := &rag.ScoredChunk{Chunk: rag.Chunk{ID: "1", ChapterTitle: "Topics", SectionHeading: "Quality of Service"}}
+	c2 := &rag.ScoredChunk{Chunk: rag.Chunk{ID: "2", ChapterTitle: "Sensors", SectionHeading: "IMU"}}
+	tests := []struct {
+		name     string
+		evidence []rag.Passage
+	}{
+		{"prose and items", []rag.Passage{
+			{Text: "Reliability decides whether lost messages are resent.", Heading: rag.Heading{Text: "Reliability"}, Chunk: c1},
+			{Text: "It has two settings.", Heading: rag.Heading{Text: "Reliability"}, Chunk: c1},
+			{Text: "- `RELIABLE`: resend until delivered", Heading: rag.Heading{Text: "Reliability"}, Chunk: c1},
+			{Text: "- `BEST_EFFORT`: send once", Heading: rag.Heading{Text: "Reliability"}, Chunk: c1},
+			{Text: "An IMU drifts.", Chunk: c2},
+		}},
+		{"table rows share a header", []rag.Passage{
+			{Text: "| Floor | mu |\n|---|---|\n| Tile | 0.3 |", Heading: rag.Heading{Text: "Friction"}, Chunk: c1},
+			{Text: "| Floor | mu |\n|---|---|\n| Wood | 0.5 |", Heading: rag.Heading{Text: "Friction"}, Chunk: c1},
+		}},
+		{"code", []rag.Passage{
+			{Text: "Create the package:", Heading: rag.Heading{Text: "Packages"}, Chunk: c1},
+			{Text: "```bash\nros2 pkg create --build-type ament_python demo\n```", Heading: rag.Heading{Text: "Packages"}, Chunk: c1},
+		}},
+		{"selection", []rag.Passage{{Text: "The stamp is when the data was captured."}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var streamed string
+			out, err := Generator{}.Generate(context.Background(), rag.GenerateRequest{Question: "q", Evidence: tt.evidence}, func(d string) error {
+				streamed += d
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if streamed != out.Answer {
+				t.Errorf("streamed text %q differs from the answer %q", streamed, out.Answer)
+			}
+			golden := filepath.Join("testdata", filepath.Base(t.Name())+".golden")
+			if *update {
+				if err := os.WriteFile(golden, []byte(out.Answer), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update)", err)
+			}
+			if out.Answer != string(want) {
+				t.Errorf("answer =\n%s\nwant\n%s", out.Answer, want)
+			}
+		})
+	}
+}
