@@ -41,7 +41,11 @@ const (
 	// question's information between them.
 	minSection = 0.65
 	// minWindow: and up to three consecutive units of it at least this.
-	minWindow     = 0.45
+	minWindow = 0.45
+	// minSelected is the same bar for a reader's selection, which must
+	// also state two of the question's words itself: "not merely a shared
+	// word".
+	minSelected   = 0.45
 	headingCredit = 0.7
 	sectionCredit = 0.5
 	chunkCredit   = 0.25
@@ -69,7 +73,7 @@ func (ix *Index) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passa
 			units = append(units, u)
 		}
 	}
-	sel := ix.selectUnits(q, question, units, keepRatio)
+	sel := ix.selectUnits(q, question, units, keepRatio, minWindow)
 	out := make([]rag.Passage, 0, len(sel))
 	for _, u := range sel {
 		out = append(out, rag.Passage{Text: u.text, Heading: u.heading, Chunk: &chunks[u.chunk]})
@@ -92,7 +96,7 @@ func (ix *Index) SelectedEvidence(question, selected string) []rag.Passage {
 	}
 	// The reader chose this text: quote every part of it that bears on
 	// the question, not only the best.
-	sel := ix.selectUnits(q, question, units, selectedKeepRatio)
+	sel := ix.selectUnits(q, question, units, selectedKeepRatio, minSelected)
 	out := make([]rag.Passage, 0, len(sel))
 	for _, u := range sel {
 		out = append(out, rag.Passage{Text: u.text, Heading: u.heading})
@@ -109,7 +113,7 @@ type window struct {
 
 const maxWindow = 3
 
-func (ix *Index) selectUnits(q query, question string, units []*unit, keep float64) []*unit {
+func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minScore float64) []*unit {
 	qnums := numbersIn(question)
 	wantsCode := asksForCode(question)
 	want := answerTypeOf(question)
@@ -165,7 +169,7 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep float
 			if definition && definesSubject(units[i], qstems) {
 				rank += 0.3
 			}
-			if sc < minWindow {
+			if sc < minScore || (keep == selectedKeepRatio && sharedWords(q, terms) < min(2, len(q.terms))) {
 				continue
 			}
 			if best == nil || rank > bestRank {
@@ -185,7 +189,7 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep float
 		picked[u] = true
 	}
 	for _, u := range units {
-		if u.chunk == first.chunk && u.heading.Text == first.heading.Text && u.score >= keep*best.score && u.score >= minWindow*keep/keepRatio {
+		if u.chunk == first.chunk && u.heading.Text == first.heading.Text && u.score >= keep*best.score && u.score >= minScore*keep/keepRatio {
 			picked[u] = true
 		}
 	}
@@ -229,6 +233,18 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep float
 		}
 	}
 	return sel
+}
+
+// sharedWords counts the question's words that a text states itself
+// (context does not count): one shared word is not an answer.
+func sharedWords(q query, terms map[string]bool) int {
+	n := 0
+	for _, t := range q.terms {
+		if terms[t.stem] {
+			n++
+		}
+	}
+	return n
 }
 
 // definesSubject reports a unit that names what it defines: a leading

@@ -132,7 +132,7 @@ func (ix *Index) analyze(question string) query {
 		if (t.word == "many" || t.word == "much" || t.word == "long" || t.word == "far") && i > 0 && toks[i-1].word == "how" {
 			q.wantsNumber = true
 		}
-		if stopwords[t.word] || questionWords[t.word] || isMisspeltFunctionWord(t.word) {
+		if stopwords[t.word] || questionWords[t.word] || (ix.df[t.stem] == 0 && isMisspeltFunctionWord(t.word)) {
 			continue
 		}
 		for _, qt := range ix.resolve(t) {
@@ -172,11 +172,13 @@ func (ix *Index) resolve(t token) []qterm {
 	return []qterm{{word: t.word, stem: t.stem, weight: ix.idf(t.stem)}}
 }
 
-// isMisspeltFunctionWord catches "wich", "hwo", "waht": a question word a
-// reader mistyped must not count as an unknown subject word.
+// isMisspeltFunctionWord catches "wich", "waht", "thsi": a question word
+// a reader mistyped must not count as an unknown subject word. Only
+// four-letter words are tried: among shorter and longer ones too many real
+// words lie one edit from a function word ("won"/"own", "world"/"would").
 func isMisspeltFunctionWord(w string) bool {
 	l := len([]rune(w))
-	if l < 3 || l > 6 {
+	if l != 4 {
 		return false
 	}
 	for _, set := range []map[string]bool{stopwords, questionWords} {

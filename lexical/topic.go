@@ -26,7 +26,7 @@ func (ix *Index) Topic(question string) string {
 			continue
 		}
 		t := toks[0]
-		if stopwords[t.word] || questionWords[t.word] || isMisspeltFunctionWord(t.word) {
+		if stopwords[t.word] || questionWords[t.word] || (ix.df[t.stem] == 0 && isMisspeltFunctionWord(t.word)) {
 			flush()
 			continue
 		}

@@ -1,0 +1,153 @@
+package lexical
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/textbook-rag/rag"
+)
+
+// A small book written for these tests.
+var testChunks = []rag.Chunk{
+	{ID: "topics", ChapterPath: "ros/topics", SectionHeading: "Topics", Text: "[Section: Topics]\n\nA **topic** is a named channel that carries messages from publishers to subscribers. Publishers never wait for subscribers.\n\n### Quality of Service\n\nThe reliability policy decides whether lost messages are sent again.\n\n- `RELIABLE`: resend until the subscriber has it\n- `BEST_EFFORT`: send once and move on", Headings: []rag.Heading{{Level: 2, Text: "Topics", Anchor: "topics"}, {Level: 3, Text: "Quality of Service", Anchor: "qos"}}},
+	{ID: "services", ChapterPath: "ros/services", SectionHeading: "Services", Text: "[Section: Services]\n\nA service answers one request with one response. Use a service for a short job such as opening a gripper, which takes about 2 seconds.\n\nCreate the client:\n\n```python\nclient = node.create_client(SetBool, 'gripper')\n```", Headings: []rag.Heading{{Level: 2, Text: "Services", Anchor: "services"}}},
+	{ID: "imu", ChapterPath: "sensors/imu", SectionHeading: "Inertial Measurement Units", Text: "[Section: Inertial Measurement Units]\n\nAn IMU measures acceleration and angular velocity. Integrating a small gyroscope bias makes the heading drift without bound.\n\n| Grade | Bias stability | Price |\n|---|---|---|\n| Consumer | 10 deg/hr | $5 |\n| Navigation | 0.01 deg/hr | $10,000 |", Headings: []rag.Heading{{Level: 2, Text: "Inertial Measurement Units", Anchor: "imu"}}},
+	{ID: "lidar", ChapterPath: "sensors/lidar", SectionHeading: "LiDAR", Text: "[Section: LiDAR]\n\nA LiDAR measures distance by timing a laser pulse. A spinning LiDAR at 10 Hz sees the room ten times per second.", Headings: []rag.Heading{{Level: 2, Text: "LiDAR", Anchor: "lidar"}}},
+}
+
+func TestRetrieveScores(t *testing.T) {
+	ix := New(testChunks)
+	tests := []struct {
+		name    string
+		q       string
+		top     string
+		atLeast float64
+		below   float64
+	}{
+		{name: "answerable", q: "What is a topic?", top: "topics", atLeast: 0.7},
+		{name: "misspelt", q: "what is a toppic in ros", top: "topics", atLeast: 0.5},
+		{name: "off domain", q: "What is a good recipe for banana bread?", below: 0.5},
+		{name: "no subject words", q: "what is it?", below: 0.01},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := ix.Retrieve(context.Background(), tt.q, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			best := 0.0
+			if len(res) > 0 {
+				best = res[0].Score
+			}
+			for _, r := range res {
+				if r.Score < 0 || r.Score > 1 {
+					t.Errorf("score %v outside [0, 1]", r.Score)
+				}
+			}
+			if tt.top != "" && (len(res) == 0 || res[0].ID != tt.top) {
+				t.Errorf("top chunk = %v, want %s", res, tt.top)
+			}
+			if tt.atLeast > 0 && best < tt.atLeast {
+				t.Errorf("best score %.2f < %.2f", best, tt.atLeast)
+			}
+			if tt.below > 0 && best >= tt.below {
+				t.Errorf("best score %.2f >= %.2f", best, tt.below)
+			}
+		})
+	}
+}
+
+func TestEvidence(t *testing.T) {
+	ix := New(testChunks)
+	all := make([]rag.ScoredChunk, len(testChunks))
+	for i, c := range testChunks {
+		all[i] = rag.ScoredChunk{Chunk: c, Score: 0.9}
+	}
+	tests := []struct {
+		name    string
+		q       string
+		want    []string // substrings of the answer
+		heading string
+		none    bool
+	}{
+		{name: "definition", q: "What is a topic?", want: []string{"named channel"}, heading: "Topics"},
+		{name: "sub-section", q: "What does the BEST_EFFORT reliability setting do?", want: []string{"send once"}, heading: "Quality of Service"},
+		{name: "table row", q: "How much does a navigation grade IMU cost?", want: []string{"$10,000"}, heading: "Inertial Measurement Units"},
+		{name: "code after its lead-in", q: "How do I create the gripper service client?", want: []string{"create_client"}, heading: "Services"},
+		{name: "price the book does not give", q: "How much does a spinning LiDAR cost?", none: true},
+		{name: "date the book does not give", q: "In what year was the LiDAR invented?", none: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ps := ix.Evidence(tt.q, all)
+			if tt.none {
+				if len(ps) != 0 {
+					t.Fatalf("found evidence %q, want none", ps[0].Text)
+				}
+				return
+			}
+			if len(ps) == 0 {
+				t.Fatal("no evidence")
+			}
+			var text []string
+			for _, p := range ps {
+				text = append(text, p.Text)
+				if p.Chunk == nil {
+					t.Error("passage without its chunk")
+				}
+			}
+			joined := strings.Join(text, "\n")
+			for _, w := range tt.want {
+				if !strings.Contains(joined, w) {
+					t.Errorf("evidence %q lacks %q", joined, w)
+				}
+			}
+			if ps[0].Heading.Text != tt.heading {
+				t.Errorf("heading = %q, want %q", ps[0].Heading.Text, tt.heading)
+			}
+		})
+	}
+}
+
+func TestSelectedEvidence(t *testing.T) {
+	ix := New(testChunks)
+	sel := "- **stamp**: when the data was captured (not when it was published)\n- **frame_id**: the coordinate frame of the data"
+	if ps := ix.SelectedEvidence("Is the stamp the time the message was published?", sel); len(ps) == 0 {
+		t.Error("the selection holds the answer but was judged insufficient")
+	}
+	if ps := ix.SelectedEvidence("How does a LiDAR measure distance?", sel); len(ps) != 0 {
+		t.Errorf("the selection says nothing about LiDAR but gave %q", ps[0].Text)
+	}
+	if ps := ix.SelectedEvidence("What frame is the data in?", "The data."); len(ps) != 0 {
+		t.Error("a shared word was taken as an answer")
+	}
+}
+
+func TestTopic(t *testing.T) {
+	ix := New(testChunks)
+	tests := map[string]string{
+		"What is a good recipe for banana bread?": "banana bread",
+		"Who won the 2022 FIFA World Cup final?":  "2022 FIFA World Cup final",
+		"what is it?":                             "",
+	}
+	for q, want := range tests {
+		if got := ix.Topic(q); got != want {
+			t.Errorf("Topic(%q) = %q, want %q", q, got, want)
+		}
+	}
+}
+
+func TestAnswerType(t *testing.T) {
+	tests := map[string]bool{
+		"How much does a Velodyne VLP-16 cost?":     true,
+		"When does ROS 2 Humble reach end of life?": true,
+		"When should I pick Gazebo over Unity?":     false,
+		"What is a topic?":                          false,
+	}
+	for q, want := range tests {
+		if got := answerTypeOf(q) != nil; got != want {
+			t.Errorf("answerTypeOf(%q) set = %v, want %v", q, got, want)
+		}
+	}
+}
