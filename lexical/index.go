@@ -229,6 +229,12 @@ func (ix *Index) correct(w string) (string, bool) {
 			if c[0] != w[0] && maxd == 1 {
 				continue
 			}
+			// A one-letter substitution in a short word usually makes
+			// another real word ("stuff"/"stiff", "style"/"stale"); typing
+			// slips in short words are dropped, doubled or swapped letters.
+			if ll == l && l < 7 && !isTransposition(w, c) {
+				continue
+			}
 			if editDistance(w, c, maxd) <= maxd {
 				if df := ix.df[ix.vocab[c]]; df > bestDF {
 					best, bestDF = c, df
@@ -237,6 +243,22 @@ func (ix *Index) correct(w string) (string, bool) {
 		}
 	}
 	return best, best != ""
+}
+
+// isTransposition reports two same-length words that differ by one swap
+// of neighbouring letters.
+func isTransposition(a, b string) bool {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) != len(rb) {
+		return false
+	}
+	var diff []int
+	for i := range ra {
+		if ra[i] != rb[i] {
+			diff = append(diff, i)
+		}
+	}
+	return len(diff) == 2 && diff[1] == diff[0]+1 && ra[diff[0]] == rb[diff[1]] && ra[diff[1]] == rb[diff[0]]
 }
 
 // editDistance is the optimal-string-alignment distance, cut off early
@@ -385,4 +407,40 @@ func (ix *Index) Explain(question string) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// ChunkScore is one chunk's score for a question, with the per-word
+// detail, for debugging and calibration.
+type ChunkScore struct {
+	Score  float64
+	Detail string
+}
+
+// ScoreChunk scores one chunk against a question as Retrieve does and says
+// which question words the chunk holds.
+func (ix *Index) ScoreChunk(question string, c rag.Chunk) ChunkScore {
+	q := ix.analyze(question)
+	terms := stemSet(c.Text)
+	ch := ix.chapter[c.ChapterPath]
+	var b strings.Builder
+	score := q.coverage(func(s string) float64 {
+		if terms[s] {
+			return 1
+		}
+		if ch[s] {
+			return chapterCredit
+		}
+		return 0
+	})
+	for _, t := range q.terms {
+		mark := "-"
+		switch {
+		case terms[t.stem]:
+			mark = "+"
+		case ch[t.stem]:
+			mark = "~"
+		}
+		b.WriteString(mark + t.word + " ")
+	}
+	return ChunkScore{Score: round(score), Detail: b.String()}
 }
