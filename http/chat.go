@@ -1,0 +1,389 @@
+package http
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/textbook-rag/rag"
+)
+
+// decodeChat reads and validates a chat request: application/json (UTF-8
+// charset only), at most MaxBodyBytes, valid UTF-8, one JSON object whose
+// unknown fields are ignored, then ChatRequest.Normalize. A missing
+// session id is replaced by a new one.
+func (s *Server) decodeChat(w http.ResponseWriter, r *http.Request) (rag.ChatRequest, error) {
+	var req rag.ChatRequest
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return req, rag.Errorf(EMEDIATYPE, "Content-Type must be application/json")
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
+		return req, rag.Errorf(EMEDIATYPE, "the only supported charset is utf-8")
+	}
+	limit := s.cfg.MaxBodyBytes
+	tooLarge := func() error {
+		e := rag.Errorf(ETOOLARGE, "the request body is larger than %d bytes", limit)
+		e.Details = map[string]any{"max_bytes": limit}
+		return e
+	}
+	if r.ContentLength > limit {
+		return req, tooLarge()
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return req, tooLarge()
+		}
+		if isCanceled(r, err) {
+			return req, err
+		}
+		return req, rag.WrapError(rag.EINVALID, "the request body could not be read", err)
+	}
+	if !utf8.Valid(body) {
+		return req, rag.Errorf(rag.EINVALID, "the request body must be valid UTF-8")
+	}
+	var in struct {
+		Question     *string `json:"question"`
+		SelectedText *string `json:"selected_text"`
+		SessionID    *string `json:"session_id"`
+	}
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	if err := dec.Decode(&in); err != nil {
+		return req, jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return req, rag.Errorf(rag.EINVALID, "the request body must hold a single JSON object")
+	}
+	if in.Question != nil {
+		req.Question = *in.Question
+	}
+	if in.SelectedText != nil {
+		req.SelectedText = *in.SelectedText
+	}
+	if in.SessionID != nil {
+		req.SessionID = *in.SessionID
+	}
+	if err := req.Normalize(); err != nil {
+		return req, withField(err)
+	}
+	if req.SessionID == "" {
+		req.SessionID = s.NewID()
+	}
+	return req, nil
+}
+
+// jsonError explains a decoding failure without echoing the body.
+func jsonError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return rag.Errorf(rag.EINVALID, "the request body is empty; send a JSON object")
+	case errors.As(err, &syn):
+		e := rag.Errorf(rag.EINVALID, "the request body is not valid JSON (at byte %d)", syn.Offset)
+		e.Details = map[string]any{"offset": syn.Offset}
+		return e
+	case errors.As(err, &typ):
+		if typ.Field == "" {
+			return rag.Errorf(rag.EINVALID, "the request body must be a JSON object")
+		}
+		e := rag.Errorf(rag.EINVALID, "%s must be a string", typ.Field)
+		e.Details = map[string]any{"field": typ.Field}
+		return e
+	default:
+		return rag.Errorf(rag.EINVALID, "the request body is not valid JSON")
+	}
+}
+
+// withField adds the offending field to Normalize's errors.
+func withField(err error) error {
+	var e *rag.Error
+	if !errors.As(err, &e) || e.Details != nil {
+		return err
+	}
+	field := ""
+	switch {
+	case e.Code == rag.EQUESTIONTOOLONG, strings.HasPrefix(e.Message, "question is"):
+		field = "question"
+	case e.Code == rag.ESELECTEDTOOLONG:
+		field = "selected_text"
+	case strings.HasPrefix(e.Message, "session_id"):
+		field = "session_id"
+	}
+	if field == "" {
+		return err
+	}
+	out := *e
+	out.Details = map[string]any{"field": field}
+	switch field {
+	case "question":
+		if e.Code == rag.EQUESTIONTOOLONG {
+			out.Details["max_chars"] = rag.MaxQuestionChars
+		}
+	case "selected_text":
+		out.Details["max_chars"] = rag.MaxSelectedTextChars
+	}
+	return &out
+}
+
+func (s *Server) ready() error {
+	if s.Tutor == nil || s.History == nil {
+		return rag.Errorf(rag.EUNAVAILABLE, "The tutor is not available.")
+	}
+	return nil
+}
+
+// handleChat answers POST /api/chat.
+func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+	if err := s.ready(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req, err := s.decodeChat(w, r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	asked := s.Now()
+	resp, err := s.Tutor.Ask(r.Context(), req, nil)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	resp = s.settle(req, resp)
+	if err := s.record(r, req, resp, asked); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// settle fills what a tutor may leave out and counts refusals.
+func (s *Server) settle(req rag.ChatRequest, resp rag.ChatResponse) rag.ChatResponse {
+	resp.SessionID = req.SessionID
+	if resp.Sources == nil || resp.WasRefusal {
+		resp.Sources = []rag.Source{}
+	}
+	if resp.WasRefusal {
+		reason := rag.InsufficientContext
+		if resp.RefusalReason != nil {
+			reason = *resp.RefusalReason
+		}
+		resp.RefusalReason = &reason
+		s.Metrics.ObserveRefusal(reason)
+	} else {
+		resp.RefusalReason = nil
+	}
+	return resp
+}
+
+// record writes the exchange to history in one AppendExchange call.
+func (s *Server) record(r *http.Request, req rag.ChatRequest, resp rag.ChatResponse, asked time.Time) error {
+	ctx := r.Context()
+	if err := s.History.EnsureSession(ctx, req.SessionID); err != nil {
+		return historyError(err)
+	}
+	q := rag.Message{
+		ID:        s.NewID(),
+		SessionID: req.SessionID,
+		Role:      "user",
+		Content:   req.Question,
+		Sources:   []rag.Source{},
+		CreatedAt: asked.UTC(),
+	}
+	a := rag.Message{
+		ID:            s.NewID(),
+		SessionID:     req.SessionID,
+		Role:          "assistant",
+		Content:       resp.Answer,
+		Sources:       resp.Sources,
+		WasRefusal:    resp.WasRefusal,
+		RefusalReason: resp.RefusalReason,
+		CreatedAt:     s.Now().UTC(),
+	}
+	if !a.CreatedAt.After(q.CreatedAt) {
+		a.CreatedAt = q.CreatedAt.Add(time.Microsecond)
+	}
+	if err := s.History.AppendExchange(ctx, req.SessionID, q, a); err != nil {
+		return historyError(err)
+	}
+	return nil
+}
+
+// historyError keeps cancellation visible and hides everything else behind
+// internal_error: an answer that was not recorded is never returned.
+func historyError(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	return rag.WrapError(rag.EINTERNAL, "The answer could not be saved to the chat history.", err)
+}
+
+// handleChatStream answers POST /api/chat/stream with Server-Sent Events:
+// "sources" once, "delta" events with {"text"}, then "done" with the full
+// ChatResponse; a refusal is a single "done". Any error before the first
+// event is an ordinary JSON error response; after it, an "error" event
+// with the error body ends the stream.
+func (s *Server) handleChatStream(w http.ResponseWriter, r *http.Request) {
+	if err := s.ready(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req, err := s.decodeChat(w, r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w), r: r}
+	asked := s.Now()
+	resp, err := s.Tutor.Ask(r.Context(), req, sw)
+	if err == nil {
+		resp = s.settle(req, resp)
+		if !resp.WasRefusal {
+			err = sw.complete(resp)
+		}
+	}
+	if err == nil {
+		err = s.record(r, req, resp, asked)
+	}
+	if err != nil {
+		s.streamError(w, r, sw, err)
+		return
+	}
+	if err := sw.event("done", resp); err != nil {
+		s.clientGone(r, err)
+	}
+}
+
+func (s *Server) streamError(w http.ResponseWriter, r *http.Request, sw *sseWriter, err error) {
+	if sw.broken() || isCanceled(r, err) {
+		s.clientGone(r, err)
+		return
+	}
+	if !sw.isStarted() {
+		s.writeError(w, r, err)
+		return
+	}
+	body, status := errorBody(err)
+	s.logError(r, err, status)
+	if err := sw.event("error", body); err != nil {
+		s.clientGone(r, err)
+	}
+}
+
+// sseWriter is the rag.Stream of a streaming response. The response
+// header is written with the first event, so errors before it can still
+// be plain JSON responses.
+type sseWriter struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+	r  *http.Request
+
+	mu          sync.Mutex
+	started     bool
+	sentSources bool
+	sentText    bool
+	err         error // a failed write: the client is gone
+}
+
+func (sw *sseWriter) Sources(sources []rag.Source) error {
+	if sources == nil {
+		sources = []rag.Source{}
+	}
+	sw.mu.Lock()
+	sent := sw.sentSources
+	sw.sentSources = true
+	sw.mu.Unlock()
+	if sent {
+		return nil
+	}
+	return sw.event("sources", sources)
+}
+
+func (sw *sseWriter) Delta(text string) error {
+	if text == "" {
+		return nil
+	}
+	sw.mu.Lock()
+	needSources := !sw.sentSources
+	sw.sentSources = true
+	sw.sentText = true
+	sw.mu.Unlock()
+	if needSources {
+		if err := sw.event("sources", []rag.Source{}); err != nil {
+			return err
+		}
+	}
+	return sw.event("delta", map[string]string{"text": text})
+}
+
+// complete sends what a tutor that did not stream left out, so that every
+// answer has the sources event and its text before done.
+func (sw *sseWriter) complete(resp rag.ChatResponse) error {
+	if err := sw.Sources(resp.Sources); err != nil {
+		return err
+	}
+	sw.mu.Lock()
+	sent := sw.sentText
+	sw.mu.Unlock()
+	if !sent {
+		return sw.Delta(resp.Answer)
+	}
+	return nil
+}
+
+func (sw *sseWriter) event(name string, v any) error {
+	data, err := marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s event: %w", name, err)
+	}
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	if sw.err != nil {
+		return sw.err
+	}
+	if err := sw.r.Context().Err(); err != nil {
+		sw.err = err
+		return err
+	}
+	if !sw.started {
+		h := sw.w.Header()
+		h.Set("Content-Type", "text/event-stream; charset=utf-8")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Accel-Buffering", "no")
+		h.Del("Content-Length")
+		sw.w.WriteHeader(http.StatusOK)
+		sw.started = true
+	}
+	if _, err := fmt.Fprintf(sw.w, "event: %s\ndata: %s\n\n", name, data); err != nil {
+		sw.err = err
+		return err
+	}
+	if err := sw.rc.Flush(); err != nil {
+		sw.err = err
+		return err
+	}
+	return nil
+}
+
+func (sw *sseWriter) isStarted() bool {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	return sw.started
+}
+
+func (sw *sseWriter) broken() bool {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	return sw.err != nil
+}

@@ -1,0 +1,191 @@
+package http
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/textbook-rag/rag"
+)
+
+// chunkPreviewChars is how much of a chunk's text the content listing shows.
+const chunkPreviewChars = 200
+
+// messageOut is one message of GET /api/chat/sessions/{id}/messages.
+type messageOut struct {
+	Role          string             `json:"role"`
+	Content       string             `json:"content"`
+	Sources       []rag.Source       `json:"sources"`
+	WasRefusal    bool               `json:"was_refusal"`
+	RefusalReason *rag.RefusalReason `json:"refusal_reason"`
+	CreatedAt     time.Time          `json:"created_at"`
+}
+
+// handleMessages answers GET /api/chat/sessions/{id}/messages.
+func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
+	if s.History == nil {
+		s.writeError(w, r, rag.Errorf(rag.EUNAVAILABLE, "The chat history is not available."))
+		return
+	}
+	id, err := uuid.Parse(r.PathValue("id"))
+	if err != nil {
+		e := rag.Errorf(rag.EINVALID, "session id must be a UUID")
+		e.Details = map[string]any{"field": "id"}
+		s.writeError(w, r, e)
+		return
+	}
+	msgs, err := s.History.Messages(r.Context(), id.String())
+	if err != nil {
+		if rag.ErrorCode(err) == rag.ENOTFOUND {
+			err = rag.WrapError(rag.ENOTFOUND, "No chat session has this id.", err)
+		}
+		s.writeError(w, r, err)
+		return
+	}
+	out := make([]messageOut, 0, len(msgs))
+	for _, m := range msgs {
+		src := m.Sources
+		if src == nil {
+			src = []rag.Source{}
+		}
+		out = append(out, messageOut{
+			Role:          m.Role,
+			Content:       m.Content,
+			Sources:       src,
+			WasRefusal:    m.WasRefusal,
+			RefusalReason: m.RefusalReason,
+			CreatedAt:     m.CreatedAt.UTC(),
+		})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"session_id": id.String(), "messages": out})
+}
+
+// chunkOut is one chunk of GET /api/content/chunks.
+type chunkOut struct {
+	ID             string `json:"id"`
+	Text           string `json:"text"`
+	ModuleID       string `json:"module_id"`
+	ChapterID      string `json:"chapter_id"`
+	SectionHeading string `json:"section_heading"`
+	ChunkIndex     int    `json:"chunk_index"`
+}
+
+// handleChunks answers GET /api/content/chunks?module_id=…[&chapter_id=…].
+// module_id must be present; an empty value selects the book root.
+func (s *Server) handleChunks(w http.ResponseWriter, r *http.Request) {
+	if s.Chunks == nil {
+		s.writeError(w, r, rag.Errorf(rag.EUNAVAILABLE, "The content index is not available."))
+		return
+	}
+	q := r.URL.Query()
+	mods, ok := q["module_id"]
+	if !ok {
+		e := rag.Errorf(rag.EINVALID, "module_id is required (an empty value selects the book root)")
+		e.Details = map[string]any{"field": "module_id"}
+		s.writeError(w, r, e)
+		return
+	}
+	f := rag.ChunkFilter{ModuleID: mods[0], ChapterID: q.Get("chapter_id")}
+	if !utf8.ValidString(f.ModuleID) || !utf8.ValidString(f.ChapterID) {
+		s.writeError(w, r, rag.Errorf(rag.EINVALID, "module_id and chapter_id must be valid UTF-8"))
+		return
+	}
+	chunks, err := s.Chunks.ListChunks(r.Context(), f)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := make([]chunkOut, 0, len(chunks))
+	for _, c := range chunks {
+		out = append(out, chunkOut{
+			ID:             c.ID,
+			Text:           preview(c.Text, chunkPreviewChars),
+			ModuleID:       c.ModuleID,
+			ChapterID:      c.ChapterID,
+			SectionHeading: c.SectionHeading,
+			ChunkIndex:     c.ChunkIndex,
+		})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"chunks": out, "total": len(out)})
+}
+
+// preview returns the first n runes of s.
+func preview(s string, n int) string {
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}
+
+// handleHealth answers GET /health: every check is pinged concurrently
+// with Config.HealthTimeout; one failure makes the answer 503 unhealthy,
+// naming the first failing check (in Checks order) with a safe message.
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	errs := make([]error, len(s.Checks))
+	var wg sync.WaitGroup
+	for i, c := range s.Checks {
+		wg.Go(func() {
+			errs[i] = s.ping(r.Context(), c)
+		})
+	}
+	wg.Wait()
+
+	body := map[string]any{
+		"status":    "healthy",
+		"version":   rag.Version,
+		"timestamp": s.Now().UTC().Format(time.RFC3339),
+	}
+	status := http.StatusOK
+	for i, c := range s.Checks {
+		body[c.Name] = errs[i] == nil
+		if errs[i] == nil || status != http.StatusOK {
+			continue
+		}
+		status = http.StatusServiceUnavailable
+		body["status"] = "unhealthy"
+		body["error"] = c.Name + ": " + healthMessage(errs[i])
+	}
+	for i, c := range s.Checks {
+		if errs[i] != nil {
+			s.Logger.WarnContext(r.Context(), "health check failed",
+				slog.String("check", c.Name), slog.Any("error", errs[i]),
+				slog.String("request_id", requestID(r.Context())))
+		}
+	}
+	writeJSON(w, status, body)
+}
+
+func (s *Server) ping(ctx context.Context, c Check) (err error) {
+	if c.Ping == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.HealthTimeout)
+	defer cancel()
+	defer func() {
+		if v := recover(); v != nil {
+			err = rag.Errorf(rag.EINTERNAL, "check panicked")
+		}
+	}()
+	return c.Ping(ctx)
+}
+
+func healthMessage(err error) string {
+	var e *rag.Error
+	switch {
+	case errors.As(err, &e):
+		return e.Message
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timed out"
+	default:
+		return "unavailable"
+	}
+}

@@ -1,0 +1,276 @@
+package http
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/textbook-rag/rag"
+)
+
+// testTutor answers or refuses depending on the question:
+//
+//	contains "refuse" → out_of_scope refusal
+//	contains "panic"  → panics
+//	contains "boom"   → openai_error with a secret cause
+//	contains "block"  → waits for the request to be canceled
+//	contains "quiet"  → answers without streaming
+//	otherwise         → streams sources and two deltas, answers "Nodes talk."
+type testTutor struct{}
+
+var testSources = []rag.Source{{ChunkID: "c1", ModuleID: "module-1", ChapterID: "chapter-1", SectionHeading: "Nodes", Anchor: "nodes", Score: 0.91}}
+
+func (testTutor) Ask(ctx context.Context, req rag.ChatRequest, stream rag.Stream) (rag.ChatResponse, error) {
+	q := req.Question
+	switch {
+	case strings.Contains(q, "refuse"):
+		return rag.Refusal(rag.OutOfScope, "This topic is outside the scope of this course.", req.SessionID), nil
+	case strings.Contains(q, "panic"):
+		panic("tutor exploded")
+	case strings.Contains(q, "boom"):
+		return rag.ChatResponse{}, rag.WrapError(rag.EOPENAI, "The language model is unavailable.", errors.New("secret upstream detail sk-123"))
+	case strings.Contains(q, "block"):
+		<-ctx.Done()
+		return rag.ChatResponse{}, ctx.Err()
+	case strings.Contains(q, "quiet"):
+		return rag.ChatResponse{Answer: "Quiet answer.", Sources: testSources, SessionID: req.SessionID}, nil
+	}
+	if stream != nil {
+		if err := stream.Sources(testSources); err != nil {
+			return rag.ChatResponse{}, err
+		}
+		for _, d := range []string{"Nodes ", "talk."} {
+			if err := stream.Delta(d); err != nil {
+				return rag.ChatResponse{}, err
+			}
+		}
+	}
+	return rag.ChatResponse{Answer: "Nodes talk.", Sources: testSources, SessionID: req.SessionID}, nil
+}
+
+// memHistory is an in-memory rag.History for the unit tests only.
+type memHistory struct {
+	mu         sync.Mutex
+	sessions   map[string][]rag.Message
+	failAppend bool
+}
+
+func newMemHistory() *memHistory { return &memHistory{sessions: map[string][]rag.Message{}} }
+
+func (h *memHistory) EnsureSession(ctx context.Context, id string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.sessions[id]; !ok {
+		h.sessions[id] = []rag.Message{}
+	}
+	return nil
+}
+
+func (h *memHistory) AppendExchange(ctx context.Context, sid string, q, a rag.Message) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.failAppend {
+		return errors.New("disk I/O error: secret path /var/db")
+	}
+	if _, ok := h.sessions[sid]; !ok {
+		return errors.New("no such session")
+	}
+	h.sessions[sid] = append(h.sessions[sid], q, a)
+	return nil
+}
+
+func (h *memHistory) Messages(ctx context.Context, sid string) ([]rag.Message, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m, ok := h.sessions[sid]
+	if !ok {
+		return nil, rag.Errorf(rag.ENOTFOUND, "session not found")
+	}
+	return append([]rag.Message(nil), m...), nil
+}
+
+func (h *memHistory) Ping(ctx context.Context) error { return nil }
+func (h *memHistory) Close() error                   { return nil }
+
+// testChunks lists a fixed set of chunks.
+type testChunks struct{ chunks []rag.Chunk }
+
+func (c testChunks) ListChunks(ctx context.Context, f rag.ChunkFilter) ([]rag.Chunk, error) {
+	var out []rag.Chunk
+	for _, ch := range c.chunks {
+		if ch.ModuleID == f.ModuleID && (f.ChapterID == "" || ch.ChapterID == f.ChapterID) {
+			out = append(out, ch)
+		}
+	}
+	return out, nil
+}
+
+var longText = strings.Repeat("é", 150) + strings.Repeat("x", 100)
+
+var chunkSet = testChunks{chunks: []rag.Chunk{
+	{ID: "a", Text: longText, ModuleID: "module-1", ChapterID: "chapter-1", SectionHeading: "Intro", ChunkIndex: 0},
+	{ID: "b", Text: "short", ModuleID: "module-1", ChapterID: "chapter-2", SectionHeading: "More", ChunkIndex: 1},
+	{ID: "r", Text: "root text", ModuleID: "", ChapterID: "preface", SectionHeading: "Preface", ChunkIndex: 0},
+}}
+
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// syncBuffer collects log output from concurrent handlers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+type testEnv struct {
+	srv     *Server
+	h       http.Handler
+	history *memHistory
+	clock   *fakeClock
+	logs    *syncBuffer
+}
+
+// newEnv builds a server with the test tutor, an in-memory history, the
+// fixed chunks and a fake clock. cfg starts from DefaultConfig with rate
+// limits off; edit may change it before the server is built.
+func newEnv(t *testing.T, edit func(*Config), setup ...func(*Server)) *testEnv {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.ChatRatePerMin, cfg.ChunksRatePerMin = 0, 0
+	if edit != nil {
+		edit(&cfg)
+	}
+	env := &testEnv{
+		history: newMemHistory(),
+		clock:   &fakeClock{t: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)},
+		logs:    &syncBuffer{},
+	}
+	s := NewServer(cfg)
+	s.Tutor = testTutor{}
+	s.History = env.history
+	s.Chunks = chunkSet
+	s.Now = env.clock.Now
+	s.Logger = slog.New(slog.NewJSONHandler(env.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	for _, f := range setup {
+		f(s)
+	}
+	env.srv = s
+	env.h = s.Handler()
+	return env
+}
+
+type reqOpt func(*http.Request)
+
+func header(k, v string) reqOpt { return func(r *http.Request) { r.Header.Set(k, v) } }
+func remote(addr string) reqOpt { return func(r *http.Request) { r.RemoteAddr = addr } }
+
+func (e *testEnv) do(method, target, body string, opts ...reqOpt) *httptest.ResponseRecorder {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	r := httptest.NewRequest(method, target, rd)
+	if body != "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	for _, o := range opts {
+		o(r)
+	}
+	w := httptest.NewRecorder()
+	e.h.ServeHTTP(w, r)
+	return w
+}
+
+func decode[T any](t *testing.T, w *httptest.ResponseRecorder) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(w.Body.Bytes(), &v); err != nil {
+		t.Fatalf("decode %q: %v", w.Body.String(), err)
+	}
+	return v
+}
+
+func jsonBody(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+type sseEvent struct {
+	Name string
+	Data string
+}
+
+func parseSSE(t *testing.T, body string) []sseEvent {
+	t.Helper()
+	var events []sseEvent
+	var cur sseEvent
+	sc := bufio.NewScanner(strings.NewReader(body))
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if cur.Name != "" || cur.Data != "" {
+				events = append(events, cur)
+			}
+			cur = sseEvent{}
+		case strings.HasPrefix(line, "event: "):
+			cur.Name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			cur.Data += strings.TrimPrefix(line, "data: ")
+		default:
+			t.Fatalf("unexpected SSE line %q", line)
+		}
+	}
+	if cur.Name != "" {
+		t.Fatalf("unterminated event %+v", cur)
+	}
+	return events
+}
+
+func eventNames(evs []sseEvent) string {
+	names := make([]string, len(evs))
+	for i, e := range evs {
+		names[i] = e.Name
+	}
+	return strings.Join(names, ",")
+}

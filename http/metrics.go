@@ -1,0 +1,128 @@
+package http
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/textbook-rag/rag"
+)
+
+// Metrics holds the server's Prometheus collectors in a registry of its
+// own (never the global default one), so that many servers can coexist.
+//
+//	http_requests_total{route,method,status}
+//	http_request_duration_seconds{route}   (histogram)
+//	refusals_total{reason}
+//	generator_calls_total
+//	embedder_calls_total
+//	rate_limited_total{route}
+//
+// plus the Go runtime and process collectors.
+type Metrics struct {
+	registry    *prometheus.Registry
+	requests    *prometheus.CounterVec
+	duration    *prometheus.HistogramVec
+	refusals    *prometheus.CounterVec
+	generator   prometheus.Counter
+	embedder    prometheus.Counter
+	rateLimited *prometheus.CounterVec
+}
+
+// NewMetrics returns a Metrics with a fresh registry.
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "http_requests_total",
+			Help: "HTTP requests by route pattern, method and status.",
+		}, []string{"route", "method", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "http_request_duration_seconds",
+			Help:    "HTTP request duration by route pattern.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
+		}, []string{"route"}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "refusals_total",
+			Help: "Chat refusals by reason.",
+		}, []string{"reason"}),
+		generator: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "generator_calls_total",
+			Help: "Calls to the answer generator.",
+		}),
+		embedder: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "embedder_calls_total",
+			Help: "Calls to the embedder.",
+		}),
+		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rate_limited_total",
+			Help: "Requests rejected by the rate limiter, by route pattern.",
+		}, []string{"route"}),
+	}
+	for _, reason := range rag.RefusalReasons {
+		m.refusals.WithLabelValues(string(reason))
+	}
+	m.registry.MustRegister(m.requests, m.duration, m.refusals, m.generator, m.embedder, m.rateLimited,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Registerer lets other packages add their own collectors.
+func (m *Metrics) Registerer() prometheus.Registerer { return m.registry }
+
+// Gatherer is what /metrics exposes.
+func (m *Metrics) Gatherer() prometheus.Gatherer { return m.registry }
+
+// Handler serves the registry in the Prometheus exposition format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+}
+
+// ObserveRefusal counts a refusal.
+func (m *Metrics) ObserveRefusal(reason rag.RefusalReason) {
+	m.refusals.WithLabelValues(string(reason)).Inc()
+}
+
+func (m *Metrics) observeRequest(route, method string, status int, d time.Duration) {
+	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+	m.duration.WithLabelValues(route).Observe(d.Seconds())
+}
+
+// CountGenerator returns g counting each Generate call in
+// generator_calls_total.
+func (m *Metrics) CountGenerator(g rag.Generator) rag.Generator {
+	return countingGenerator{g: g, c: m.generator}
+}
+
+// CountEmbedder returns e counting each Embed call in
+// embedder_calls_total.
+func (m *Metrics) CountEmbedder(e rag.Embedder) rag.Embedder {
+	return countingEmbedder{e: e, c: m.embedder}
+}
+
+type countingGenerator struct {
+	g rag.Generator
+	c prometheus.Counter
+}
+
+func (g countingGenerator) Generate(ctx context.Context, req rag.GenerateRequest, emit func(string) error) (rag.Generated, error) {
+	g.c.Inc()
+	return g.g.Generate(ctx, req, emit)
+}
+
+type countingEmbedder struct {
+	e rag.Embedder
+	c prometheus.Counter
+}
+
+func (e countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	e.c.Inc()
+	return e.e.Embed(ctx, texts)
+}
+
+func (e countingEmbedder) Dimension() int { return e.e.Dimension() }

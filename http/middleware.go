@@ -1,0 +1,302 @@
+package http
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/textbook-rag/rag"
+)
+
+// reqInfo is per-request state shared between the outer middleware and
+// the handlers: the mux pattern is only known inside the mux.
+type reqInfo struct {
+	id       string
+	route    string
+	clientIP string
+	start    time.Time
+	canceled bool
+}
+
+type infoKey struct{}
+
+func infoOf(ctx context.Context) *reqInfo {
+	info, _ := ctx.Value(infoKey{}).(*reqInfo)
+	return info
+}
+
+func requestID(ctx context.Context) string {
+	if info := infoOf(ctx); info != nil {
+		return info.id
+	}
+	return ""
+}
+
+// routeOf is the metrics and log label of a request: its mux pattern
+// without the method, never the raw path.
+func routeOf(r *http.Request) string {
+	if info := infoOf(r.Context()); info != nil && info.route != "" {
+		return info.route
+	}
+	if r.Pattern != "" {
+		return patternPath(r.Pattern)
+	}
+	return "unmatched"
+}
+
+func patternPath(p string) string {
+	if i := strings.IndexByte(p, ' '); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// withRoute records the matched pattern for the outer middleware.
+func withRoute(h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if info := infoOf(r.Context()); info != nil {
+			info.route = patternPath(r.Pattern)
+		}
+		h(w, r)
+	})
+}
+
+// middleware wraps the mux, outermost first: request id and timing,
+// access log and metrics, CORS, panic recovery.
+func (s *Server) middleware(next http.Handler) http.Handler {
+	next = s.recoverPanics(next)
+	next = s.cors(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := &reqInfo{
+			id:       sanitizeRequestID(r.Header.Get("X-Request-ID")),
+			clientIP: s.clientIP(r),
+			start:    s.Now(),
+		}
+		if info.id == "" {
+			info.id = s.NewID()
+		}
+		started := time.Now() // durations use the monotonic clock
+		rw := &responseWriter{ResponseWriter: w, start: started}
+		rw.Header().Set("X-Request-ID", info.id)
+		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
+
+		next.ServeHTTP(rw, r)
+
+		if !rw.wroteHeader && !info.canceled {
+			rw.WriteHeader(http.StatusOK)
+		}
+		elapsed := time.Since(started)
+		status := rw.status
+		if info.canceled && !rw.wroteHeader {
+			status = 499 // client closed the request
+		}
+		route := routeOf(r)
+		if r.Method == http.MethodOptions && info.route == "" {
+			route = "preflight"
+		}
+		s.Metrics.observeRequest(route, r.Method, status, elapsed)
+		s.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("request_id", info.id),
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.String("route", route),
+			slog.Int("status", status),
+			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+			slog.Int64("bytes", rw.bytes),
+			slog.String("client_ip", info.clientIP),
+		)
+	})
+}
+
+// sanitizeRequestID keeps a caller's X-Request-ID when it is a sane token:
+// 1–128 characters of letters, digits and "-_.:".
+func sanitizeRequestID(id string) string {
+	if id == "" || len(id) > 128 {
+		return ""
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case c == '-' || c == '_' || c == '.' || c == ':':
+		default:
+			return ""
+		}
+	}
+	return id
+}
+
+// responseWriter records the status and size, and sets X-Response-Time
+// just before the header goes out.
+type responseWriter struct {
+	http.ResponseWriter
+	start       time.Time
+	status      int
+	bytes       int64
+	wroteHeader bool
+}
+
+func (w *responseWriter) WriteHeader(status int) {
+	if w.wroteHeader {
+		return
+	}
+	if status >= 100 && status < 200 {
+		w.ResponseWriter.WriteHeader(status)
+		return
+	}
+	w.wroteHeader = true
+	w.status = status
+	ms := float64(time.Since(w.start).Microseconds()) / 1000
+	w.Header().Set("X-Response-Time", strconv.FormatFloat(ms, 'f', 3, 64)+"ms")
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *responseWriter) Write(p []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	n, err := w.ResponseWriter.Write(p)
+	w.bytes += int64(n)
+	return n, err
+}
+
+func (w *responseWriter) Flush() {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// cors answers preflight requests and marks allowed origins. A preflight
+// from an origin not on the list gets 204 without CORS headers, which the
+// browser treats as a refusal.
+func (s *Server) cors(next http.Handler) http.Handler {
+	all := slices.Contains(s.cfg.AllowedOrigins, "*")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		h := w.Header()
+		if origin != "" {
+			h.Add("Vary", "Origin")
+		}
+		allowed := origin != "" && (all || slices.Contains(s.cfg.AllowedOrigins, origin))
+		if allowed {
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Set("Access-Control-Expose-Headers", "X-Request-ID, X-Response-Time, Retry-After")
+		}
+		if r.Method == http.MethodOptions {
+			if allowed {
+				h.Add("Vary", "Access-Control-Request-Method")
+				h.Add("Vary", "Access-Control-Request-Headers")
+				h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+				h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, X-Request-ID")
+				h.Set("Access-Control-Max-Age", "600")
+			}
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// recoverPanics turns a panic into a logged 500 internal_error (or, once
+// the response has started, an aborted response).
+func (s *Server) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.Logger.ErrorContext(r.Context(), "panic",
+				slog.String("request_id", requestID(r.Context())),
+				slog.String("route", routeOf(r)),
+				slog.String("panic", fmt.Sprint(v)),
+				slog.String("stack", string(debug.Stack())))
+			if rw, ok := w.(*responseWriter); ok && rw.wroteHeader {
+				return
+			}
+			writeJSON(w, http.StatusInternalServerError, ErrorBody{
+				Error: rag.EINTERNAL, Message: rag.ErrorMessage(nil), Details: map[string]any{},
+			})
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// clientIP is the connection's remote host, or the first X-Forwarded-For
+// address when the server sits behind a trusted proxy.
+func (s *Server) clientIP(r *http.Request) string {
+	if s.cfg.TrustProxy {
+		if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
+			first, _, _ := strings.Cut(xff, ",")
+			if ip, err := netip.ParseAddr(strings.TrimSpace(first)); err == nil {
+				return ip.Unmap().String()
+			}
+		}
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return ip.Unmap().String()
+	}
+	return host
+}
+
+// limit applies the rate limit of group to h, per client IP.
+func (s *Server) limit(group string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ip := ""
+		if info := infoOf(r.Context()); info != nil {
+			ip = info.clientIP
+		}
+		if ok, wait := s.limiter.allow(group, ip); !ok {
+			secs := int((wait + time.Second - 1) / time.Second)
+			if secs < 1 {
+				secs = 1
+			}
+			s.Metrics.rateLimited.WithLabelValues(routeOf(r)).Inc()
+			err := rag.Errorf(rag.ERATELIMITED, "Too many requests; retry in %d seconds.", secs)
+			err.Details = map[string]any{"retry_after_seconds": secs}
+			s.writeError(w, r, err)
+			return
+		}
+		h(w, r)
+	}
+}
+
+// requireAdmin checks "Authorization: Bearer <AdminToken>" when a token is
+// configured, in constant time.
+func (s *Server) requireAdmin(h http.HandlerFunc) http.HandlerFunc {
+	if s.cfg.AdminToken == "" {
+		return h
+	}
+	want := sha256.Sum256([]byte(s.cfg.AdminToken))
+	return func(w http.ResponseWriter, r *http.Request) {
+		scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		got := sha256.Sum256([]byte(strings.TrimSpace(token)))
+		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="textbook-rag"`)
+			s.writeError(w, r, rag.Errorf(rag.EUNAUTHORIZED, "A valid admin token is required."))
+			return
+		}
+		h(w, r)
+	}
+}

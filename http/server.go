@@ -1,0 +1,274 @@
+// Package http is textbook-rag's API server: the chat endpoints (JSON and
+// Server-Sent Events), chat history, the content listing, health and
+// Prometheus metrics, behind request-id, timing, CORS, access-log,
+// rate-limit and panic-recovery middleware.
+//
+// Every error response has the body {"error", "message", "details"}; see
+// StatusCode for the code → status table.
+package http
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/textbook-rag/rag"
+)
+
+// Config is the server's configuration. Start from DefaultConfig: in a
+// Config literal a zero rate means "no limit".
+type Config struct {
+	// Addr is the listen address for ListenAndServe (default ":8000").
+	Addr string
+	// AllowedOrigins is the CORS allow-list. nil means the defaults
+	// (http://localhost:3000, http://localhost:8001); an empty non-nil
+	// slice allows no cross-origin caller. "*" allows every origin.
+	AllowedOrigins []string
+	// AdminToken, when set, protects GET /api/content/chunks with
+	// "Authorization: Bearer <token>".
+	AdminToken string
+	// ChatRatePerMin limits POST /api/chat and /api/chat/stream together
+	// per client IP (DefaultConfig: 30); 0 turns the limit off.
+	ChatRatePerMin int
+	// ChunksRatePerMin limits GET /api/content/chunks per client IP
+	// (DefaultConfig: 60); 0 turns the limit off.
+	ChunksRatePerMin int
+	// TrustProxy takes the client IP from the first X-Forwarded-For
+	// address instead of the connection's remote address.
+	TrustProxy bool
+	// MaxBodyBytes caps request bodies (default 64 KiB); larger bodies get
+	// 413 payload_too_large.
+	MaxBodyBytes int64
+	// ShutdownTimeout bounds how long Shutdown waits for in-flight
+	// requests, streams included, before closing them (default 10s).
+	ShutdownTimeout time.Duration
+	// HealthTimeout bounds each health check's Ping (default 2s).
+	HealthTimeout time.Duration
+}
+
+// Defaults.
+const (
+	DefaultAddr            = ":8000"
+	DefaultMaxBodyBytes    = 64 << 10
+	DefaultShutdownTimeout = 10 * time.Second
+	DefaultHealthTimeout   = 2 * time.Second
+	DefaultChatRatePerMin  = 30
+	DefaultChunksRate      = 60
+)
+
+// DefaultAllowedOrigins are the CORS origins allowed when
+// Config.AllowedOrigins is nil: the reader's dev server and the book site.
+var DefaultAllowedOrigins = []string{"http://localhost:3000", "http://localhost:8001"}
+
+// DefaultConfig returns the documented defaults.
+func DefaultConfig() Config {
+	return Config{
+		Addr:             DefaultAddr,
+		AllowedOrigins:   append([]string(nil), DefaultAllowedOrigins...),
+		ChatRatePerMin:   DefaultChatRatePerMin,
+		ChunksRatePerMin: DefaultChunksRate,
+		MaxBodyBytes:     DefaultMaxBodyBytes,
+		ShutdownTimeout:  DefaultShutdownTimeout,
+		HealthTimeout:    DefaultHealthTimeout,
+	}
+}
+
+// Check is one dependency reported by GET /health, e.g.
+// "postgres_connected", "qdrant_connected", "history_connected",
+// "index_loaded". Ping returns nil when the dependency is usable.
+type Check struct {
+	Name string
+	Ping func(ctx context.Context) error
+}
+
+// Server is the API server. Create it with NewServer, set the
+// dependencies, then use Handler, Open or ListenAndServe. The fields must
+// not change once Handler has been called.
+type Server struct {
+	Tutor   rag.Tutor
+	History rag.History
+	Chunks  rag.ChunkLister
+	Checks  []Check
+	// Web, when set, serves every request the API does not match (the
+	// reader's page, /widget.js).
+	Web     http.Handler
+	Logger  *slog.Logger
+	Metrics *Metrics
+	// Now is the clock of timestamps and the rate limiter.
+	Now func() time.Time
+	// NewID makes session, message and request ids.
+	NewID func() string
+
+	cfg     Config
+	once    sync.Once
+	handler http.Handler
+	limiter *limiter
+
+	mu  sync.Mutex
+	srv *http.Server
+}
+
+// NewServer returns a server with cfg (missing values defaulted), a JSON
+// logger on stderr, fresh Metrics, the wall clock and UUID ids. Set Tutor,
+// History, Chunks, Checks and Web before serving.
+func NewServer(cfg Config) *Server {
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
+	}
+	if cfg.AllowedOrigins == nil {
+		cfg.AllowedOrigins = append([]string(nil), DefaultAllowedOrigins...)
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if cfg.HealthTimeout <= 0 {
+		cfg.HealthTimeout = DefaultHealthTimeout
+	}
+	return &Server{
+		Logger:  slog.New(slog.NewJSONHandler(os.Stderr, nil)),
+		Metrics: NewMetrics(),
+		Now:     time.Now,
+		NewID:   uuid.NewString,
+		cfg:     cfg,
+	}
+}
+
+// Config returns the configuration in force (defaults applied).
+func (s *Server) Config() Config { return s.cfg }
+
+// Handler returns the server's root handler, built on first use.
+func (s *Server) Handler() http.Handler {
+	s.once.Do(func() {
+		if s.Logger == nil {
+			s.Logger = slog.New(slog.DiscardHandler)
+		}
+		if s.Metrics == nil {
+			s.Metrics = NewMetrics()
+		}
+		if s.Now == nil {
+			s.Now = time.Now
+		}
+		if s.NewID == nil {
+			s.NewID = uuid.NewString
+		}
+		s.limiter = newLimiter(func() time.Time { return s.Now() })
+		s.limiter.setRate(groupChat, s.cfg.ChatRatePerMin)
+		s.limiter.setRate(groupChunks, s.cfg.ChunksRatePerMin)
+		s.handler = s.middleware(s.routes())
+	})
+	return s.handler
+}
+
+// Route groups of the rate limiter.
+const (
+	groupChat   = "chat"
+	groupChunks = "chunks"
+)
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	handle := func(pattern string, h http.HandlerFunc) {
+		mux.Handle(pattern, withRoute(h))
+	}
+	allow := func(path, methods string) {
+		handle(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", methods)
+			s.writeError(w, r, rag.Errorf(EMETHOD, "%s is not allowed on %s; use %s", r.Method, path, methods))
+		})
+	}
+
+	handle("POST /api/chat", s.limit(groupChat, s.handleChat))
+	allow("/api/chat", "POST, OPTIONS")
+	handle("POST /api/chat/stream", s.limit(groupChat, s.handleChatStream))
+	allow("/api/chat/stream", "POST, OPTIONS")
+	handle("GET /api/chat/sessions/{id}/messages", s.handleMessages)
+	allow("/api/chat/sessions/{id}/messages", "GET, HEAD, OPTIONS")
+	handle("GET /api/content/chunks", s.limit(groupChunks, s.requireAdmin(s.handleChunks)))
+	allow("/api/content/chunks", "GET, HEAD, OPTIONS")
+	handle("GET /health", s.handleHealth)
+	allow("/health", "GET, HEAD")
+	handle("GET /metrics", s.Metrics.Handler().ServeHTTP)
+	allow("/metrics", "GET, HEAD")
+	handle("/api/", func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, rag.Errorf(rag.ENOTFOUND, "no API endpoint %s", r.URL.Path))
+	})
+	if s.Web != nil {
+		mux.Handle("/", withRoute(s.Web.ServeHTTP))
+	} else {
+		handle("/", func(w http.ResponseWriter, r *http.Request) {
+			s.writeError(w, r, rag.Errorf(rag.ENOTFOUND, "not found"))
+		})
+	}
+	return mux
+}
+
+// Open serves on ln in the background until Shutdown.
+func (s *Server) Open(ln net.Listener) error {
+	srv := s.httpServer(ln.Addr().String())
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.Logger.Error("server stopped", slog.Any("error", err))
+		}
+	}()
+	return nil
+}
+
+// ListenAndServe listens on Config.Addr and serves until Shutdown; it
+// returns nil after a graceful shutdown.
+func (s *Server) ListenAndServe() error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", s.cfg.Addr, err)
+	}
+	srv := s.httpServer(ln.Addr().String())
+	s.Logger.Info("listening", slog.String("addr", ln.Addr().String()))
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func (s *Server) httpServer(addr string) *http.Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.srv = &http.Server{
+		Addr:              addr,
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.Logger.Handler(), slog.LevelWarn),
+	}
+	return s.srv
+}
+
+// Shutdown stops accepting connections and waits for in-flight requests
+// for at most Config.ShutdownTimeout (or until ctx ends); what is still
+// running then is closed.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	srv := s.srv
+	s.mu.Unlock()
+	if srv == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownTimeout)
+	defer cancel()
+	err := srv.Shutdown(ctx)
+	if err != nil {
+		_ = srv.Close()
+		s.Logger.Warn("shutdown timed out; closed remaining connections", slog.Any("error", err))
+	}
+	return err
+}
