@@ -1,6 +1,7 @@
 package http
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -57,7 +58,7 @@ func (s *Server) decodeChat(w http.ResponseWriter, r *http.Request) (rag.ChatReq
 		SelectedText *string `json:"selected_text"`
 		SessionID    *string `json:"session_id"`
 	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&in); err != nil {
 		return req, jsonError(err)
 	}
@@ -247,6 +248,11 @@ func (s *Server) handleChatStream(w http.ResponseWriter, r *http.Request) {
 	sw := &sseWriter{w: w, rc: http.NewResponseController(w), r: r}
 	asked := s.Now()
 	resp, err := s.Tutor.Ask(r.Context(), req, sw)
+	if err == nil && sw.broken() {
+		// The tutor ignored a failed write: the reader never saw this
+		// answer, so it is not recorded.
+		err = sw.failure()
+	}
 	if err == nil {
 		resp = s.settle(req, resp)
 		if !resp.WasRefusal {
@@ -380,6 +386,12 @@ func (sw *sseWriter) isStarted() bool {
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
 	return sw.started
+}
+
+func (sw *sseWriter) failure() error {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	return sw.err
 }
 
 func (sw *sseWriter) broken() bool {

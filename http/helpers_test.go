@@ -24,6 +24,7 @@ import (
 //	contains "panic"  → panics
 //	contains "boom"   → openai_error with a secret cause
 //	contains "block"  → waits for the request to be canceled
+//	contains "midway" → streams sources, waits for cancellation, answers
 //	contains "quiet"  → answers without streaming
 //	otherwise         → streams sources and two deltas, answers "Nodes talk."
 type testTutor struct{}
@@ -42,6 +43,13 @@ func (testTutor) Ask(ctx context.Context, req rag.ChatRequest, stream rag.Stream
 	case strings.Contains(q, "block"):
 		<-ctx.Done()
 		return rag.ChatResponse{}, ctx.Err()
+	case strings.Contains(q, "midway"):
+		// Streams the sources, then waits for the reader to leave and
+		// answers anyway, ignoring the failed writes.
+		_ = stream.Sources(testSources)
+		<-ctx.Done()
+		_ = stream.Delta("too late")
+		return rag.ChatResponse{Answer: "too late", Sources: testSources, SessionID: req.SessionID}, nil
 	case strings.Contains(q, "quiet"):
 		return rag.ChatResponse{Answer: "Quiet answer.", Sources: testSources, SessionID: req.SessionID}, nil
 	}

@@ -97,7 +97,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		}
 		elapsed := time.Since(started)
 		status := rw.status
-		if info.canceled && !rw.wroteHeader {
+		if info.canceled {
 			status = 499 // client closed the request
 		}
 		route := routeOf(r)
@@ -188,9 +188,7 @@ func (s *Server) cors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
 		h := w.Header()
-		if origin != "" {
-			h.Add("Vary", "Origin")
-		}
+		h.Add("Vary", "Origin")
 		allowed := origin != "" && (all || slices.Contains(s.cfg.AllowedOrigins, origin))
 		if allowed {
 			h.Set("Access-Control-Allow-Origin", origin)

@@ -338,6 +338,42 @@ func TestChatStreamLive(t *testing.T) {
 	}
 }
 
+// TestStreamDisconnectMidway: a reader who leaves after the first event
+// gets nothing recorded, and no error is logged.
+func TestStreamDisconnectMidway(t *testing.T) {
+	env := newEnv(t, nil)
+	ts := httptest.NewServer(env.h)
+	defer ts.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/api/chat/stream", strings.NewReader(`{"question":"midway"}`))
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 512)
+	n, _ := res.Body.Read(buf)
+	if !strings.HasPrefix(string(buf[:n]), "event: sources\n") {
+		t.Fatalf("first bytes %q", buf[:n])
+	}
+	cancel()
+	res.Body.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(env.logs.String(), `"msg":"request"`) {
+		if time.Now().After(deadline) {
+			t.Fatal("request did not finish")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	logs := env.logs.String()
+	if strings.Contains(logs, `"level":"ERROR"`) || !strings.Contains(logs, `"status":499`) {
+		t.Errorf("logs: %s", logs)
+	}
+	if len(env.history.sessions) != 0 {
+		t.Errorf("an undelivered answer was recorded")
+	}
+}
+
 func TestClientDisconnect(t *testing.T) {
 	for _, path := range []string{"/api/chat", "/api/chat/stream"} {
 		t.Run(path, func(t *testing.T) {
