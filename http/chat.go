@@ -399,3 +399,5 @@ func (sw *sseWriter) broken() bool {
 	defer sw.mu.Unlock()
 	return sw.err != nil
 }
+
+var _ rag.Stream = (*sseWriter)(nil)

@@ -25,6 +25,20 @@ const (
 
 // statusOf maps an error code to its HTTP status. A code missing from the
 // table is answered as internal_error.
+//
+//	validation_error        400  bad JSON, bad UUID, invalid UTF-8, missing field
+//	question_too_long       400  question over rag.MaxQuestionChars
+//	selected_text_too_long  400  selected_text over rag.MaxSelectedTextChars
+//	unauthorized            401  missing or wrong admin token
+//	not_found               404  unknown session or path
+//	method_not_allowed      405  (with Allow)
+//	payload_too_large       413  body over Config.MaxBodyBytes
+//	unsupported_media_type  415  Content-Type not application/json (utf-8)
+//	rate_limited            429  (with Retry-After seconds)
+//	internal_error          500
+//	qdrant_error            502
+//	openai_error            502
+//	unavailable             503  also deadlines exceeded
 var statusOf = map[string]int{
 	rag.EINVALID:         http.StatusBadRequest,
 	rag.EQUESTIONTOOLONG: http.StatusBadRequest,
