@@ -1,0 +1,171 @@
+package web
+
+import (
+	"bytes"
+	"html/template"
+	"path"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// markdown renders chapters: GitHub-flavoured Markdown, `{#id}` heading
+// attributes, raw HTML left out (the renderer's safe default).
+var markdown = goldmark.New(
+	goldmark.WithExtensions(extension.GFM),
+	goldmark.WithParserOptions(parser.WithAttribute()),
+)
+
+// render turns the chapter's Markdown into HTML. Headings get the ids a
+// Docusaurus site gives them, so /docs/<module>/<chapter>#<anchor> links
+// land where they should; links between chapters are pointed at /docs.
+func (b *book) render(c *chapter) error {
+	src := c.source
+	doc := markdown.Parser().Parse(text.NewReader(src))
+	slugs := slugger{}
+	// Custom ids are taken first so generated ones never collide with them.
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if h, ok := n.(*ast.Heading); ok && entering {
+			if id, ok := h.AttributeString("id"); ok {
+				if s, ok := id.([]byte); ok {
+					slugs.seen(string(s))
+				}
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Heading:
+			if n.Level == 1 {
+				c.hasH1 = true
+			}
+			if _, ok := n.AttributeString("id"); !ok {
+				n.SetAttributeString("id", []byte(slugs.slug(plainText(n, src))))
+			}
+		case *ast.Link:
+			n.Destination = []byte(b.rewriteLink(c, string(n.Destination)))
+		}
+		return ast.WalkContinue, nil
+	})
+	var out bytes.Buffer
+	if err := markdown.Renderer().Render(&out, src, doc); err != nil {
+		return err
+	}
+	c.HTML = template.HTML(out.String()) // goldmark escapes text and omits raw HTML
+	return nil
+}
+
+// rewriteLink points a link at a chapter of this book at its /docs page:
+// relative links to .md/.mdx files and site-absolute Docusaurus paths
+// ("/module-2/chapter-3", "/docs/module-2/chapter-3").
+func (b *book) rewriteLink(c *chapter, dest string) string {
+	if dest == "" || strings.HasPrefix(dest, "#") || strings.Contains(dest, "://") || strings.HasPrefix(dest, "mailto:") {
+		return dest
+	}
+	target, frag, _ := strings.Cut(dest, "#")
+	if frag != "" {
+		frag = "#" + frag
+	}
+	if strings.HasPrefix(target, "/") {
+		route := strings.Trim(strings.TrimPrefix(target, "/docs/"), "/")
+		if t, ok := b.byRoute[route]; ok {
+			return t.URL + frag
+		}
+		if m, ok := b.modules[route]; ok && len(m.Chapters) > 0 {
+			return moduleLanding(m).URL + frag
+		}
+		return dest
+	}
+	if ext := path.Ext(target); ext == ".md" || ext == ".mdx" {
+		if t, ok := b.byFile[path.Join(path.Dir(c.File), target)]; ok {
+			return t.URL + frag
+		}
+	}
+	return dest
+}
+
+// moduleLanding is the page /docs/<module> shows: its index chapter, else
+// its first chapter.
+func moduleLanding(m *module) *chapter {
+	for _, c := range m.Chapters {
+		if c.ID == "index" {
+			return c
+		}
+	}
+	return m.Chapters[0]
+}
+
+// plainText is a heading's text without Markdown syntax.
+func plainText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	var walk func(ast.Node)
+	walk = func(n ast.Node) {
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			switch c := c.(type) {
+			case *ast.Text:
+				b.Write(c.Segment.Value(src))
+				if c.SoftLineBreak() || c.HardLineBreak() {
+					b.WriteByte(' ')
+				}
+			case *ast.String:
+				b.Write(c.Value)
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+// slugger makes heading ids the way Docusaurus (github-slugger) does:
+// lowercase, spaces become '-', punctuation other than '-' and '_' is
+// dropped, and repeats get "-1", "-2", … suffixes.
+type slugger map[string]int
+
+func (s slugger) seen(id string) {
+	if _, ok := s[id]; !ok {
+		s[id] = 0
+	}
+}
+
+func (s slugger) slug(heading string) string {
+	base := Slug(heading)
+	id := base
+	for {
+		if _, taken := s[id]; !taken {
+			break
+		}
+		s[base]++
+		id = base + "-" + strconv.Itoa(s[base])
+	}
+	s[id] = 0
+	return id
+}
+
+// Slug is the Docusaurus heading anchor of a heading's text (before
+// de-duplication).
+func Slug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_':
+			b.WriteRune(r)
+		case unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

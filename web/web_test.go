@@ -1,0 +1,324 @@
+package web_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/textbook-rag/rag/web"
+)
+
+// testBook is a small Docusaurus-style tree: a root chapter, a module with
+// a _category_.json and an MDX chapter, and a module without one.
+func testBook() fstest.MapFS {
+	return fstest.MapFS{
+		"intro.md": {Data: []byte(`---
+id: intro
+title: "Welcome to Robotics"
+sidebar_position: 1
+---
+
+# Welcome to Robotics
+
+Robots sense and act. See [topics](./module-1/topics.md#publishers) and [the overview](/module-1/overview).
+`)},
+		"module-1/_category_.json": {Data: []byte(`{"label": "Module 1: ROS 2 Basics", "position": 2}`)},
+		"module-1/topics.md": {Data: []byte(`---
+id: chapter-2-topics
+title: "Chapter 2: Topics"
+sidebar_label: "2. Topics"
+sidebar_position: 3
+---
+
+## Publishers & Subscribers
+
+A **publisher** sends messages.
+
+## Quality of Service (QoS) {#qos}
+
+| Policy | Meaning |
+|--------|---------|
+| Reliable | Retries |
+
+## Publishers & Subscribers
+
+Second section with the same heading.
+
+` + "```python\nimport rclpy\n<Tabs>\n```\n")},
+		"module-1/overview.mdx": {Data: []byte(`---
+title: Overview
+sidebar_position: 1
+---
+import Tabs from '@theme/Tabs';
+import TabItem from '@theme/TabItem';
+export const meta = {a: 1};
+
+# Module overview
+
+<Tabs>
+<TabItem value="py" label="Python">
+
+Inner text of the Python tab.
+
+</TabItem>
+</Tabs>
+
+Inline <Highlight color="red">highlighted words</Highlight> stay, ` + "`<Keep>`" + ` in code stays.
+
+{/* an MDX comment */}
+
+## What's New in ROS 2?
+
+<script>alert("x")</script>
+
+Text with <b onclick="evil()">html</b> and a [bad link](javascript:alert(1)).
+`)},
+		"module-2/index.md": {Data: []byte(`---
+id: index
+title: "Module 2: Simulation"
+---
+
+Simulation intro.
+`)},
+		"module-2/chapter-10-late.md": {Data: []byte("# Late chapter\n\nText.\n")},
+		"module-2/chapter-9-early.md": {Data: []byte("# Early chapter\n\nText.\n")},
+		"node_modules/x.md":           {Data: []byte("# ignored")},
+	}
+}
+
+func newHandler(t *testing.T) *web.Handler {
+	t.Helper()
+	h, err := web.New(testBook(), web.Options{Title: "Test <Book>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func get(t *testing.T, h http.Handler, path string) (*http.Response, string) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	res := rec.Result()
+	body, _ := io.ReadAll(res.Body)
+	return res, string(body)
+}
+
+func TestRoutes(t *testing.T) {
+	h := newHandler(t)
+	tests := []struct {
+		name, path  string
+		status      int
+		contentType string
+		contains    []string
+	}{
+		{"home shows the first chapter", "/", 200, "text/html", []string{"<h1 id=\"welcome-to-robotics\">Welcome to Robotics</h1>", "Robots sense and act."}},
+		{"root chapter", "/docs/intro", 200, "text/html", []string{"Robots sense and act."}},
+		{"module chapter by front-matter id", "/docs/module-1/chapter-2-topics", 200, "text/html", []string{`id="publishers--subscribers"`}},
+		{"chapter without id uses the file stem", "/docs/module-1/overview", 200, "text/html", []string{"Module overview"}},
+		{"index chapter", "/docs/module-2/index", 200, "text/html", []string{"Simulation intro."}},
+		{"file name is not the route when the id differs", "/docs/module-1/topics", 404, "text/html", []string{"Page not found"}},
+		{"unknown chapter", "/docs/module-1/nope", 404, "text/html", []string{"Page not found"}},
+		{"unknown path", "/nope", 404, "text/html", []string{"Page not found"}},
+		{"too deep", "/docs/a/b/c", 404, "text/html", nil},
+		{"widget", "/widget.js", 200, "text/javascript", []string{"textbook-rag:session", ":host"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, body := get(t, h, tt.path)
+			if res.StatusCode != tt.status {
+				t.Fatalf("status = %d, want %d", res.StatusCode, tt.status)
+			}
+			if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, tt.contentType) {
+				t.Errorf("Content-Type = %q, want %s", ct, tt.contentType)
+			}
+			if res.Header.Get("Cache-Control") == "" {
+				t.Error("no Cache-Control")
+			}
+			for _, s := range tt.contains {
+				if !strings.Contains(body, s) {
+					t.Errorf("body lacks %q", s)
+				}
+			}
+		})
+	}
+}
+
+func TestModuleRedirect(t *testing.T) {
+	res, _ := get(t, newHandler(t), "/docs/module-2")
+	if res.StatusCode != http.StatusFound || res.Header.Get("Location") != "/docs/module-2/index" {
+		t.Fatalf("got %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+}
+
+func TestAnchors(t *testing.T) {
+	_, body := get(t, newHandler(t), "/docs/module-1/chapter-2-topics")
+	for _, want := range []string{
+		`<h2 id="publishers--subscribers">Publishers &amp; Subscribers</h2>`,
+		`<h2 id="qos">Quality of Service (QoS)</h2>`,
+		`<h2 id="publishers--subscribers-1">Publishers &amp; Subscribers</h2>`,
+		"<table>",
+		`<code class="language-python">import rclpy`,
+		"&lt;Tabs&gt;", // JSX-looking text in code is code
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	_, body = get(t, newHandler(t), "/docs/module-1/overview")
+	if !strings.Contains(body, `id="whats-new-in-ros-2"`) {
+		t.Error("heading slug drops punctuation: want id whats-new-in-ros-2")
+	}
+}
+
+func TestSlug(t *testing.T) {
+	for in, want := range map[string]string{
+		"Publishers & Subscribers":  "publishers--subscribers",
+		"What's New in ROS 2?":      "whats-new-in-ros-2",
+		"snake_case and kebab-case": "snake_case-and-kebab-case",
+		"Chapter 2: Topics":         "chapter-2-topics",
+		"Ünïcode Héading":           "ünïcode-héading",
+	} {
+		if got := web.Slug(in); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestFrontMatterAndMDXStripped(t *testing.T) {
+	h := newHandler(t)
+	_, body := get(t, h, "/docs/module-1/chapter-2-topics")
+	for _, bad := range []string{"sidebar_position", "id: chapter-2-topics"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("front matter leaked: %q", bad)
+		}
+	}
+	_, body = get(t, h, "/docs/module-1/overview")
+	for _, bad := range []string{"@theme/Tabs", "export const", "TabItem", "&lt;Tabs", "Highlight", "MDX comment", "<script>alert", "onclick", "javascript:"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("page shows %q", bad)
+		}
+	}
+	for _, want := range []string{"Inner text of the Python tab.", "highlighted words", "<code>&lt;Keep&gt;</code>"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+func TestNavigation(t *testing.T) {
+	_, body := get(t, newHandler(t), "/docs/module-1/chapter-2-topics")
+	order := []string{
+		`href="/docs/intro"`,
+		"Module 1: ROS 2 Basics",
+		`href="/docs/module-1/overview"`,
+		`href="/docs/module-1/chapter-2-topics" aria-current="page">2. Topics<`,
+		"Module 2: Simulation", // no _category_.json: the index chapter's title
+		`href="/docs/module-2/chapter-9-early"`,
+		`href="/docs/module-2/chapter-10-late"`,
+	}
+	at := 0
+	for _, s := range order {
+		i := strings.Index(body[at:], s)
+		if i < 0 {
+			t.Fatalf("nav lacks %q after offset %d", s, at)
+		}
+		at += i + len(s)
+	}
+	if strings.Contains(body, "ignored") {
+		t.Error("node_modules was read")
+	}
+	if !strings.Contains(body, `<script src="/widget.js" data-api="" data-book-url="/docs"></script>`) {
+		t.Error("page does not include the widget")
+	}
+	if !strings.Contains(body, "Test &lt;Book&gt;") {
+		t.Error("title not escaped")
+	}
+}
+
+func TestLinksBetweenChapters(t *testing.T) {
+	_, body := get(t, newHandler(t), "/docs/intro")
+	for _, want := range []string{`href="/docs/module-1/chapter-2-topics#publishers"`, `href="/docs/module-1/overview"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+}
+
+func TestOptions(t *testing.T) {
+	h, err := web.New(testBook(), web.Options{APIBase: "https://tutor.example/", BookURL: "https://course.example/docs/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, body := get(t, h, "/")
+	if !strings.Contains(body, `data-api="https://tutor.example" data-book-url="https://course.example/docs"`) {
+		t.Error("options not passed to the widget")
+	}
+	if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "connect-src 'self' https://tutor.example") {
+		t.Errorf("CSP %q does not allow the API", csp)
+	}
+}
+
+func TestEmptyBook(t *testing.T) {
+	h, err := web.New(fstest.MapFS{}, web.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, body := get(t, h, "/")
+	if res.StatusCode != 200 || !strings.Contains(body, "no chapters yet") {
+		t.Fatalf("got %d %s", res.StatusCode, body)
+	}
+}
+
+func TestDuplicateRoutes(t *testing.T) {
+	_, err := web.New(fstest.MapFS{
+		"m/a.md": {Data: []byte("---\nid: same\n---\n# A")},
+		"m/b.md": {Data: []byte("---\nid: same\n---\n# B")},
+	}, web.Options{})
+	if err == nil {
+		t.Fatal("two chapters with one route: want an error")
+	}
+}
+
+func TestWidgetConditionalGet(t *testing.T) {
+	h := newHandler(t)
+	res, _ := get(t, h, "/widget.js")
+	req := httptest.NewRequest(http.MethodGet, "/widget.js", nil)
+	req.Header.Set("If-None-Match", res.Header.Get("ETag"))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusNotModified {
+		t.Fatalf("status %d, want 304", rec.Code)
+	}
+}
+
+func TestMethodNotAllowed(t *testing.T) {
+	rec := httptest.NewRecorder()
+	newHandler(t).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/docs/intro", nil))
+	if rec.Code != http.StatusMethodNotAllowed {
+		t.Fatalf("status %d", rec.Code)
+	}
+}
+
+// TestSharedCorpus loads the evaluation textbook when the checkout has it.
+func TestSharedCorpus(t *testing.T) {
+	dir := "../../shared/corpus/physical-ai-textbook"
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("no shared corpus at " + dir)
+	}
+	h, err := web.New(os.DirFS(dir), web.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, body := get(t, h, "/docs/module-4/chapter-5-domain-randomization")
+	if res.StatusCode != 200 || !strings.Contains(body, `id="replicator"`) {
+		t.Fatalf("status %d; custom heading id missing", res.StatusCode)
+	}
+	if !strings.Contains(body, "import omni.replicator.core as rep") {
+		t.Error("an import line inside a code block was stripped")
+	}
+}
