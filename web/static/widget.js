@@ -412,8 +412,9 @@
     sendBtn.hidden = on;
     stopBtn.hidden = !on;
     panel.setAttribute("aria-busy", on ? "true" : "false");
-    if (on) stopBtn.focus({ preventScroll: true });
-    else if (state.open && root.activeElement === stopBtn) input.focus();
+    // Focus stays in the question box: moving it to Stop would let the
+    // Enter that sent the question press Stop too.
+    if (state.open && (root.activeElement === stopBtn || root.activeElement === sendBtn)) input.focus();
   }
 
   function send() {
@@ -630,14 +631,19 @@
   function placeAskSelection() {
     var sel = pageSelection();
     if (!sel) { hideAskSelection(); return; }
+    // Next to the end of the selection, or of its last line on screen.
     var rects = sel.range.getClientRects();
-    var r = rects.length ? rects[rects.length - 1] : sel.range.getBoundingClientRect();
+    var r = sel.range.getBoundingClientRect();
+    for (var i = rects.length - 1; i >= 0; i--) {
+      if (rects[i].width && rects[i].bottom > 0 && rects[i].top < window.innerHeight) { r = rects[i]; break; }
+    }
     state.selection = sel.text;
     askSel.hidden = false;
     var w = askSel.offsetWidth || 140, h = askSel.offsetHeight || 34;
     var x = Math.min(Math.max(8, r.right - w / 2), window.innerWidth - w - 8);
     var y = r.bottom + 8;
-    if (y + h > window.innerHeight - 8) y = Math.max(8, r.top - h - 8);
+    if (y + h > window.innerHeight - 8) y = r.top - h - 8;
+    y = Math.min(Math.max(8, y), window.innerHeight - h - 8);
     askSel.style.left = Math.round(x) + "px";
     askSel.style.top = Math.round(y) + "px";
   }
