@@ -262,14 +262,27 @@
     if (on) a.body.replaceChildren(el("span", { class: "typing", "aria-label": "The tutor is answering" }, [el("i"), el("i"), el("i")]));
   }
 
+  // keepBottom runs fn and, if the log was scrolled to its end, keeps it
+  // there as the content grows.
+  function keepBottom(fn) {
+    var stick = nearBottom();
+    fn();
+    if (stick) log.scrollTop = log.scrollHeight;
+  }
+
   function showAnswer(a, text, sources) {
-    a.el.classList.remove("pending");
-    a.body.replaceChildren(renderRich(text));
-    renderSources(a.sources, sources);
-    scrollDown();
+    keepBottom(function () {
+      a.el.classList.remove("pending");
+      a.body.replaceChildren(renderRich(text));
+      renderSources(a.sources, sources);
+    });
   }
 
   function showRefusal(a, text, reason) {
+    keepBottom(function () { refusal(a, text, reason); });
+  }
+
+  function refusal(a, text, reason) {
     a.el.classList.remove("pending");
     a.el.classList.add("refusal");
     if (reason) a.el.setAttribute("data-reason", reason);
@@ -278,7 +291,6 @@
       renderRich(text)
     );
     a.sources.hidden = true;
-    scrollDown();
   }
 
   function addNote(text, kind) {
