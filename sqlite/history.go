@@ -1,0 +1,273 @@
+// Package sqlite stores chat history in a SQLite file with the pure Go
+// driver modernc.org/sqlite: WAL journal, foreign keys on, a busy timeout,
+// write transactions that take the write lock at BEGIN, and embedded
+// migrations applied at Open.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/textbook-rag/rag"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// busyTimeout is how long a connection waits for another's lock.
+const busyTimeout = 10 * time.Second
+
+// timeFormat stores UTC times as fixed-width text, so that text order is
+// time order.
+const timeFormat = "2006-01-02T15:04:05.000000Z"
+
+// History is a rag.History in a SQLite database file.
+type History struct {
+	db *sql.DB
+	// Now is the clock for times the caller leaves out; time.Now when nil.
+	// Set it before use. Times are stored in UTC to the microsecond.
+	Now func() time.Time
+}
+
+var _ rag.History = (*History)(nil)
+
+// Open opens (creating if needed) the database file at path and applies
+// the migrations it has not seen yet.
+func Open(ctx context.Context, path string) (*History, error) {
+	if path == "" || strings.ContainsRune(path, '?') {
+		return nil, fmt.Errorf("open sqlite history: invalid path %q", path)
+	}
+	dsn := path + "?_busy_timeout=" + fmt.Sprint(busyTimeout.Milliseconds()) +
+		"&_foreign_keys=1&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite history %s: %w", path, err)
+	}
+	h := &History{db: db}
+	if err := h.init(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open sqlite history %s: %w", path, err)
+	}
+	return h, nil
+}
+
+func (h *History) init(ctx context.Context) error {
+	var mode string
+	if err := h.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return err
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return fmt.Errorf("journal mode is %q, not wal", mode)
+	}
+	var fk int
+	if err := h.db.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil {
+		return err
+	}
+	if fk != 1 {
+		return errors.New("foreign keys are off")
+	}
+	return migrate(ctx, h.db)
+}
+
+// migrate applies, in name order, each embedded migration that
+// schema_migrations does not list, each in its own transaction together
+// with its schema_migrations row. A write transaction holds SQLite's
+// write lock from BEGIN, so two processes opening the file at once apply
+// each migration once.
+func migrate(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+	version    TEXT PRIMARY KEY,
+	applied_at TEXT NOT NULL
+)`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		body, err := migrations.ReadFile(name)
+		if err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		version := strings.TrimSuffix(strings.TrimPrefix(name, "migrations/"), ".sql")
+		if err := applyMigration(ctx, db, version, string(body)); err != nil {
+			return fmt.Errorf("migrate %s: %w", version, err)
+		}
+	}
+	return nil
+}
+
+func applyMigration(ctx context.Context, db *sql.DB, version, body string) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", version).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, body); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+		version, time.Now().UTC().Format(timeFormat)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func (h *History) now() time.Time {
+	if h.Now != nil {
+		return h.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func formatTime(t time.Time) string {
+	return t.UTC().Truncate(time.Microsecond).Format(timeFormat)
+}
+
+// EnsureSession creates the session, started now, unless it exists.
+func (h *History) EnsureSession(ctx context.Context, id string) error {
+	sid, err := sessionUUID(id)
+	if err != nil {
+		return err
+	}
+	now := h.now()
+	if err := ensureSession(ctx, h.db, sid, now, now); err != nil {
+		return fmt.Errorf("ensure session %s: %w", sid, err)
+	}
+	return nil
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// ensureSession inserts the session unless it exists.
+func ensureSession(ctx context.Context, db execer, id string, started, created time.Time) error {
+	_, err := db.ExecContext(ctx, `INSERT INTO chat_sessions (id, started_at, created_at) VALUES (?, ?, ?)
+ON CONFLICT (id) DO NOTHING`, id, formatTime(started), formatTime(created))
+	return err
+}
+
+// AppendExchange writes the question and its answer in one transaction,
+// creating the session if needed: both messages or neither. Bad input is
+// an EINVALID *rag.Error and writes nothing.
+func (h *History) AppendExchange(ctx context.Context, sessionID string, question, answer rag.Message) error {
+	sid, rows, err := prepareExchange(sessionID, question, answer, h.now)
+	if err != nil {
+		return err
+	}
+	if err := h.appendRows(ctx, sid, rows); err != nil {
+		return fmt.Errorf("append exchange %s: %w", sid, err)
+	}
+	return nil
+}
+
+func (h *History) appendRows(ctx context.Context, sid string, rows [2]row) error {
+	tx, err := h.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	// A session first seen here started when its first question was asked.
+	if err := ensureSession(ctx, tx, sid, rows[0].createdAt, h.now()); err != nil {
+		return fmt.Errorf("ensure session: %w", err)
+	}
+	for _, r := range rows {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO chat_messages
+	(id, session_id, role, content, sources, was_refusal, refusal_reason, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.id, sid, r.role, r.content, r.sources, r.wasRefusal, r.reason, formatTime(r.createdAt)); err != nil {
+			return fmt.Errorf("insert %s message %s: %w", r.role, r.id, err)
+		}
+	}
+	return tx.Commit()
+}
+
+// Messages returns the session's messages, oldest first; an ENOTFOUND
+// *rag.Error when the session does not exist.
+func (h *History) Messages(ctx context.Context, sessionID string) ([]rag.Message, error) {
+	sid, err := sessionUUID(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := h.messages(ctx, sid)
+	if err != nil {
+		return nil, fmt.Errorf("messages of session %s: %w", sid, err)
+	}
+	if len(msgs) > 0 {
+		return msgs, nil
+	}
+	var n int
+	if err := h.db.QueryRowContext(ctx, "SELECT count(*) FROM chat_sessions WHERE id = ?", sid).Scan(&n); err != nil {
+		return nil, fmt.Errorf("messages of session %s: %w", sid, err)
+	}
+	if n == 0 {
+		return nil, rag.Errorf(rag.ENOTFOUND, "session %s not found", sid)
+	}
+	return msgs, nil
+}
+
+func (h *History) messages(ctx context.Context, sid string) ([]rag.Message, error) {
+	rows, err := h.db.QueryContext(ctx, `SELECT id, role, content, sources, was_refusal, refusal_reason, created_at
+FROM chat_messages WHERE session_id = ? ORDER BY created_at, seq`, sid)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	msgs := []rag.Message{}
+	for rows.Next() {
+		var (
+			m       = rag.Message{SessionID: sid}
+			sources string
+			reason  sql.NullString
+			created string
+		)
+		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &reason, &created); err != nil {
+			return nil, err
+		}
+		if m.Sources, err = decodeSources(sources); err != nil {
+			return nil, fmt.Errorf("message %s sources: %w", m.ID, err)
+		}
+		if reason.Valid {
+			r := rag.RefusalReason(reason.String)
+			m.RefusalReason = &r
+		}
+		if m.CreatedAt, err = time.Parse(time.RFC3339Nano, created); err != nil {
+			return nil, fmt.Errorf("message %s created_at: %w", m.ID, err)
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, rows.Err()
+}
+
+// Ping checks that the database answers a query.
+func (h *History) Ping(ctx context.Context) error {
+	var one int
+	if err := h.db.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+		return fmt.Errorf("ping sqlite history: %w", err)
+	}
+	return nil
+}
+
+// Close closes the database.
+func (h *History) Close() error {
+	return h.db.Close()
+}
