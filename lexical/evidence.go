@@ -86,10 +86,19 @@ func (ix *Index) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passa
 // answer (a shared word is not enough).
 func (ix *Index) SelectedEvidence(question, selected string) []rag.Passage {
 	q := ix.analyze(question)
-	if len(q.terms) == 0 {
-		return nil
-	}
 	units := splitUnits(selected, nil, "", "")
+	if pointsAtSelection(q) {
+		// "What does this mean?", "Explain this passage": the selection is
+		// the subject, so it is the evidence.
+		var out []rag.Passage
+		for _, u := range units {
+			if len(out) == maxUnits {
+				break
+			}
+			out = append(out, rag.Passage{Text: u.text, Heading: u.heading})
+		}
+		return out
+	}
 	for i, u := range units {
 		u.pos = i
 		u.chunk = -1
@@ -233,6 +242,18 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 		}
 	}
 	return sel
+}
+
+// pointsAtSelection reports a question with no subject of its own, only
+// words that point at the selected text ("explain this passage in simpler
+// words").
+func pointsAtSelection(q query) bool {
+	for _, t := range q.terms {
+		if !selectionWords[t.word] {
+			return false
+		}
+	}
+	return true
 }
 
 // sharedWords counts the question's words that a text states itself

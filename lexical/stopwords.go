@@ -38,3 +38,9 @@ func setOf(words string) map[string]bool {
 	}
 	return m
 }
+
+// selectionWords refer to a reader's selection rather than to a subject:
+// a question made only of them asks about the selection itself.
+var selectionWords = setOf(`above bit clarify clearer example excerpt here line lines paragraph
+part passage phrase plain plainer rephrase sentence sentences simpler simplify selected
+selection snippet summarise summarize summary text this word words`)
