@@ -1,0 +1,255 @@
+// Package postgres stores chat history in PostgreSQL through pgx v5, with
+// embedded migrations applied at Open under an advisory lock.
+package postgres
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/textbook-rag/rag"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// migrationLock is the pg_advisory_lock key that serializes migrations
+// between instances starting together.
+const migrationLock int64 = 0x7465_7874_626f_6f6b // "textbook"
+
+// History is a rag.History in a PostgreSQL database.
+type History struct {
+	pool *pool
+	// Now is the clock for times the caller leaves out; time.Now when nil.
+	// Set it before use. Postgres keeps times to the microsecond.
+	Now func() time.Time
+}
+
+var _ rag.History = (*History)(nil)
+
+// Open connects to databaseURL and applies the migrations the database has
+// not seen yet. The URL's pool_max_conns parameter bounds the number of
+// connections (default: the larger of 4 and the number of CPUs).
+func Open(ctx context.Context, databaseURL string) (*History, error) {
+	config, err := pgx.ParseConfig(databaseURL)
+	if err != nil {
+		// pgx keeps passwords out of its parse errors.
+		return nil, fmt.Errorf("open postgres history: %w", err)
+	}
+	maxConns := max(4, runtime.NumCPU())
+	if s, ok := config.RuntimeParams["pool_max_conns"]; ok {
+		delete(config.RuntimeParams, "pool_max_conns")
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("open postgres history: invalid pool_max_conns %q", s)
+		}
+		maxConns = n
+	}
+	h := &History{pool: newPool(config, maxConns)}
+	if err := h.migrate(ctx); err != nil {
+		h.Close()
+		return nil, fmt.Errorf("open postgres history: %w", err)
+	}
+	return h, nil
+}
+
+// migrate applies, in name order, each embedded migration that
+// schema_migrations does not list, each in its own transaction together
+// with its schema_migrations row, all under a session advisory lock.
+func (h *History) migrate(ctx context.Context) error {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	sort.Strings(names)
+	return h.pool.with(ctx, func(c *pgx.Conn) error {
+		if _, err := c.Exec(ctx, "SELECT pg_advisory_lock($1)", migrationLock); err != nil {
+			return fmt.Errorf("migrate: take the migration lock: %w", err)
+		}
+		defer func() {
+			uctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if _, err := c.Exec(uctx, "SELECT pg_advisory_unlock($1)", migrationLock); err != nil {
+				// Ending the session releases the lock.
+				c.Close(uctx)
+			}
+		}()
+		if _, err := c.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+	version    TEXT PRIMARY KEY,
+	applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+)`); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		for _, name := range names {
+			body, err := migrations.ReadFile(name)
+			if err != nil {
+				return fmt.Errorf("migrate: %w", err)
+			}
+			version := strings.TrimSuffix(strings.TrimPrefix(name, "migrations/"), ".sql")
+			err = pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+				var applied bool
+				if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)", version).Scan(&applied); err != nil || applied {
+					return err
+				}
+				// No arguments: the simple protocol, which runs every statement.
+				if _, err := tx.Exec(ctx, string(body)); err != nil {
+					return err
+				}
+				_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version) VALUES ($1)", version)
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("migrate %s: %w", version, err)
+			}
+		}
+		return nil
+	})
+}
+
+func (h *History) now() time.Time {
+	if h.Now != nil {
+		return h.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// EnsureSession creates the session, started now, unless it exists.
+func (h *History) EnsureSession(ctx context.Context, id string) error {
+	sid, err := sessionUUID(id)
+	if err != nil {
+		return err
+	}
+	now := h.now().Truncate(time.Microsecond)
+	err = h.pool.with(ctx, func(c *pgx.Conn) error {
+		return ensureSession(ctx, c, sid, now, now)
+	})
+	if err != nil {
+		return fmt.Errorf("ensure session %s: %w", sid, err)
+	}
+	return nil
+}
+
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// ensureSession inserts the session unless it exists.
+func ensureSession(ctx context.Context, db execer, id string, started, created time.Time) error {
+	_, err := db.Exec(ctx, `INSERT INTO chat_sessions (id, started_at, created_at) VALUES ($1, $2, $3)
+ON CONFLICT (id) DO NOTHING`, id, started, created)
+	return err
+}
+
+// AppendExchange writes the question and its answer in one transaction,
+// creating the session if needed: both messages or neither. Bad input is
+// an EINVALID *rag.Error and writes nothing.
+func (h *History) AppendExchange(ctx context.Context, sessionID string, question, answer rag.Message) error {
+	sid, rows, err := prepareExchange(sessionID, question, answer, h.now)
+	if err != nil {
+		return err
+	}
+	err = h.pool.with(ctx, func(c *pgx.Conn) error {
+		return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+			// A session first seen here started when its first question was asked.
+			if err := ensureSession(ctx, tx, sid, rows[0].createdAt, h.now().Truncate(time.Microsecond)); err != nil {
+				return fmt.Errorf("ensure session: %w", err)
+			}
+			// Exchanges of one session are written one at a time, so an
+			// exchange's two messages have consecutive seq numbers.
+			if _, err := tx.Exec(ctx, "SELECT 1 FROM chat_sessions WHERE id = $1 FOR UPDATE", sid); err != nil {
+				return fmt.Errorf("lock session: %w", err)
+			}
+			for _, r := range rows {
+				if _, err := tx.Exec(ctx, `INSERT INTO chat_messages
+	(id, session_id, role, content, sources, was_refusal, refusal_reason, created_at)
+VALUES ($1, $2, $3, $4, $5::text::jsonb, $6, $7, $8)`,
+					r.id, sid, r.role, r.content, r.sources, r.wasRefusal, r.reason, r.createdAt); err != nil {
+					return fmt.Errorf("insert %s message %s: %w", r.role, r.id, err)
+				}
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("append exchange %s: %w", sid, err)
+	}
+	return nil
+}
+
+// Messages returns the session's messages, oldest first; an ENOTFOUND
+// *rag.Error when the session does not exist.
+func (h *History) Messages(ctx context.Context, sessionID string) ([]rag.Message, error) {
+	sid, err := sessionUUID(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	var msgs []rag.Message
+	exists := true
+	err = h.pool.with(ctx, func(c *pgx.Conn) error {
+		var err error
+		if msgs, err = messages(ctx, c, sid); err != nil || len(msgs) > 0 {
+			return err
+		}
+		return c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM chat_sessions WHERE id = $1)", sid).Scan(&exists)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("messages of session %s: %w", sid, err)
+	}
+	if !exists {
+		return nil, rag.Errorf(rag.ENOTFOUND, "session %s not found", sid)
+	}
+	return msgs, nil
+}
+
+func messages(ctx context.Context, c *pgx.Conn, sid string) ([]rag.Message, error) {
+	rows, err := c.Query(ctx, `SELECT id::text, role, content, sources::text, was_refusal, refusal_reason, created_at
+FROM chat_messages WHERE session_id = $1 ORDER BY created_at, seq`, sid)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	msgs := []rag.Message{}
+	for rows.Next() {
+		var (
+			m       = rag.Message{SessionID: sid}
+			sources string
+			reason  *string
+		)
+		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &reason, &m.CreatedAt); err != nil {
+			return nil, err
+		}
+		if m.Sources, err = decodeSources(sources); err != nil {
+			return nil, fmt.Errorf("message %s sources: %w", m.ID, err)
+		}
+		if reason != nil {
+			r := rag.RefusalReason(*reason)
+			m.RefusalReason = &r
+		}
+		m.CreatedAt = m.CreatedAt.UTC()
+		msgs = append(msgs, m)
+	}
+	return msgs, rows.Err()
+}
+
+// Ping checks that the database answers.
+func (h *History) Ping(ctx context.Context) error {
+	if err := h.pool.with(ctx, func(c *pgx.Conn) error { return c.Ping(ctx) }); err != nil {
+		return fmt.Errorf("ping postgres history: %w", err)
+	}
+	return nil
+}
+
+// Close closes the connections.
+func (h *History) Close() error {
+	h.pool.close()
+	return nil
+}
