@@ -128,6 +128,9 @@ WHERE table_schema = current_schema() AND table_name IN ('schema_migrations', 'c
 		if err := h.Close(); err != nil {
 			t.Fatal(err)
 		}
+		if err := h.Ping(ctx); err == nil {
+			t.Errorf("Ping after Close succeeded")
+		}
 	}
 }
 
@@ -474,5 +477,22 @@ func TestDeleteSessionCascades(t *testing.T) {
 VALUES ($1, $2, 'user', 'q', $3)`, uuid.NewString(), uuid.NewString(), t0)
 	if err == nil {
 		t.Error("a message of an unknown session was accepted")
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	tests := []struct{ name, url string }{
+		{"not a url", "postgres://%zz"},
+		{"bad pool_max_conns", "postgres://postgres@127.0.0.1:1/db?pool_max_conns=0"},
+		{"no server", "postgres://postgres@127.0.0.1:1/db?connect_timeout=5"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := Open(context.Background(), tt.url)
+			if err == nil {
+				h.Close()
+				t.Fatalf("Open(%q) succeeded", tt.url)
+			}
+		})
 	}
 }

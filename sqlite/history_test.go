@@ -82,6 +82,9 @@ func TestOpenMigratesOnce(t *testing.T) {
 		if err := h.Close(); err != nil {
 			t.Fatal(err)
 		}
+		if err := h.Ping(ctx); err == nil {
+			t.Errorf("Ping after Close succeeded")
+		}
 	}
 }
 
@@ -409,5 +412,24 @@ func TestDeleteSessionCascades(t *testing.T) {
 VALUES (?, ?, 'user', 'q', ?)`, uuid.NewString(), uuid.NewString(), formatTime(t0))
 	if err == nil {
 		t.Error("a message of an unknown session was accepted")
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct{ name, path string }{
+		{"empty", ""},
+		{"question mark", filepath.Join(dir, "a?b.db")},
+		{"missing directory", filepath.Join(dir, "missing", "history.db")},
+		{"a directory", dir},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := Open(context.Background(), tt.path)
+			if err == nil {
+				h.Close()
+				t.Fatalf("Open(%q) succeeded", tt.path)
+			}
+		})
 	}
 }
