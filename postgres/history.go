@@ -7,13 +7,12 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/textbook-rag/rag"
@@ -36,25 +35,21 @@ type History struct {
 
 var _ rag.History = (*History)(nil)
 
-// Open connects to databaseURL and applies the migrations the database has
-// not seen yet. The URL's pool_max_conns parameter bounds the number of
-// connections (default: the larger of 4 and the number of CPUs).
+// Open connects to databaseURL through a pgx pool and applies the
+// migrations the database has not seen yet. The URL's pool_max_conns
+// parameter bounds the number of connections (pgxpool's default: the
+// larger of 4 and the number of CPUs).
 func Open(ctx context.Context, databaseURL string) (*History, error) {
-	config, err := pgx.ParseConfig(databaseURL)
+	config, err := pgxpool.ParseConfig(databaseURL)
 	if err != nil {
 		// pgx keeps passwords out of its parse errors.
 		return nil, fmt.Errorf("open postgres history: %w", err)
 	}
-	maxConns := max(4, runtime.NumCPU())
-	if s, ok := config.RuntimeParams["pool_max_conns"]; ok {
-		delete(config.RuntimeParams, "pool_max_conns")
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("open postgres history: invalid pool_max_conns %q", s)
-		}
-		maxConns = n
+	p, err := pgxpool.NewWithConfig(ctx, config)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres history: %w", err)
 	}
-	h := &History{pool: newPool(config, maxConns)}
+	h := &History{pool: &pool{p: p}}
 	if err := h.migrate(ctx); err != nil {
 		h.Close()
 		return nil, fmt.Errorf("open postgres history: %w", err)
