@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/textbook-rag/rag"
+)
+
+func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg := DefaultConfig()
+	f := newFlags("ask", &cfg, stderr)
+	f.book()
+	f.answering()
+	var req rag.ChatRequest
+	var asJSON, explain bool
+	f.fs.StringVar(&req.SelectedText, "selected-text", "", "answer from this text only")
+	f.fs.StringVar(&req.SessionID, "session-id", "", "session UUID for the refusal log")
+	f.fs.BoolVar(&asJSON, "json", false, "print exactly the response object")
+	f.fs.BoolVar(&explain, "explain", false, "also print how the question was read and scored (to stderr)")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	req.Question = strings.Join(f.fs.Args(), " ")
+	if err := req.Normalize(); err != nil {
+		return usageError{rag.ErrorMessage(err)}
+	}
+	if req.SessionID == "" {
+		req.SessionID = uuid.NewString()
+	}
+	// Only --data: answer from that index as it is. Otherwise make sure
+	// the index matches the book first.
+	ensure := cfg.Docs != "" || !flagSet(f, "data")
+	app, err := openApp(ctx, cfg, stderr, ensure)
+	if err != nil {
+		return err
+	}
+	defer app.Close()
+
+	if explain {
+		chunks, _ := app.Tutor.Retriever.Retrieve(ctx, req.Question, cfg.Tutor.TopK)
+		fmt.Fprint(stderr, "question terms:\n"+app.Lexical.Explain(req.Question)+"top chunks:\n")
+		for _, c := range chunks {
+			fmt.Fprintf(stderr, "  %.3f %s › %s\n", c.Score, c.ChapterPath, c.SectionHeading)
+		}
+		fmt.Fprint(stderr, "best passages:\n"+app.Lexical.ExplainEvidence(req.Question, chunks, 6))
+	}
+	resp, err := app.Tutor.Ask(ctx, req, nil)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(resp)
+	}
+	fmt.Fprintln(stdout, resp.Answer)
+	if resp.WasRefusal {
+		fmt.Fprintf(stdout, "\n(refused: %s)\n", *resp.RefusalReason)
+		return nil
+	}
+	if len(resp.Sources) > 0 {
+		fmt.Fprintln(stdout, "\nSources:")
+		for _, s := range resp.Sources {
+			path := s.ChapterID
+			if s.ModuleID != "" {
+				path = s.ModuleID + "/" + s.ChapterID
+			}
+			fmt.Fprintf(stdout, "  - %s#%s  %s (score %.2f)\n", path, s.Anchor, s.SectionHeading, s.Score)
+		}
+	}
+	return nil
+}
+
+func flagSet(f *flags, name string) bool {
+	set := false
+	f.fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == name {
+			set = true
+		}
+	})
+	return set
+}

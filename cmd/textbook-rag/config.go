@@ -1,0 +1,218 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/textbook-rag/rag/tutor"
+)
+
+// Config is everything the commands can be told, read once at start from
+// flags, each of which falls back to an environment variable.
+type Config struct {
+	Docs string // "" = the built-in sample textbook
+	Data string
+
+	Tutor         tutor.Config
+	ScopePatterns string // JSON file of out-of-scope rules; "" = the spec's
+	RefusalLog    string // file to append refusal events to; "" = stderr
+
+	// Service.
+	Addr           string
+	AllowedOrigins []string
+	AdminToken     string
+	ChatRate       int
+	ChunksRate     int
+	TrustProxy     bool
+	DatabaseURL    string
+	ShutdownWait   time.Duration
+
+	// Production backends (see README "Production backends").
+	Embedder         string // "" (built-in lexical) or "openai"
+	Generator        string // "extractive" or "openai"
+	OpenAIBaseURL    string
+	OpenAIAPIKey     string
+	EmbeddingModel   string
+	EmbeddingDim     int
+	LLMModel         string
+	LLMTimeout       time.Duration
+	OutsideKnowledge string // "fallback" or "refuse"
+	QdrantURL        string
+	QdrantAPIKey     string
+	QdrantCollection string
+}
+
+// DefaultDataDir is where the index lives when --data is not given.
+func DefaultDataDir() string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "textbook-rag")
+}
+
+// DefaultConfig holds the spec's thresholds and the service defaults.
+func DefaultConfig() Config {
+	return Config{
+		Data:             DefaultDataDir(),
+		Tutor:            tutor.DefaultConfig(),
+		Addr:             ":8001",
+		AllowedOrigins:   []string{"http://localhost:3000", "http://localhost:8001"},
+		ChatRate:         30,
+		ChunksRate:       60,
+		ShutdownWait:     10 * time.Second,
+		Generator:        "extractive",
+		OpenAIBaseURL:    "https://api.openai.com/v1",
+		EmbeddingModel:   "text-embedding-3-small",
+		EmbeddingDim:     1536,
+		LLMModel:         "gpt-4o-mini",
+		LLMTimeout:       30 * time.Second,
+		OutsideKnowledge: "fallback",
+		QdrantCollection: "textbook_chunks",
+	}
+}
+
+// flags binds a command's flags to the config; env gives each default.
+type flags struct {
+	fs         *flag.FlagSet
+	cfg        *Config
+	err        error
+	afterParse []func()
+}
+
+func newFlags(name string, cfg *Config, stderr io.Writer) *flags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return &flags{fs: fs, cfg: cfg}
+}
+
+func (f *flags) str(p *string, name, env, help string) {
+	if v, ok := os.LookupEnv(env); ok && env != "" {
+		*p = v
+	}
+	if env != "" {
+		help += " (env " + env + ")"
+	}
+	f.fs.StringVar(p, name, *p, help)
+}
+
+func (f *flags) float(p *float64, name, env, help string) {
+	if v, ok := os.LookupEnv(env); ok {
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			f.err = fmt.Errorf("%s=%q: not a number", env, v)
+		}
+		*p = x
+	}
+	f.fs.Float64Var(p, name, *p, help+" (env "+env+")")
+}
+
+func (f *flags) int(p *int, name, env, help string) {
+	if v, ok := os.LookupEnv(env); ok {
+		x, err := strconv.Atoi(v)
+		if err != nil {
+			f.err = fmt.Errorf("%s=%q: not a whole number", env, v)
+		}
+		*p = x
+	}
+	f.fs.IntVar(p, name, *p, help+" (env "+env+")")
+}
+
+func (f *flags) bool(p *bool, name, env, help string) {
+	if v, ok := os.LookupEnv(env); ok {
+		x, err := strconv.ParseBool(v)
+		if err != nil {
+			f.err = fmt.Errorf("%s=%q: not true or false", env, v)
+		}
+		*p = x
+	}
+	f.fs.BoolVar(p, name, *p, help+" (env "+env+")")
+}
+
+func (f *flags) duration(p *time.Duration, name, env, help string) {
+	if v, ok := os.LookupEnv(env); ok {
+		x, err := time.ParseDuration(v)
+		if err != nil {
+			f.err = fmt.Errorf("%s=%q: not a duration", env, v)
+		}
+		*p = x
+	}
+	f.fs.DurationVar(p, name, *p, help+" (env "+env+")")
+}
+
+// book adds the flags that say which book and where its index lives.
+func (f *flags) book() {
+	f.str(&f.cfg.Docs, "docs", "TEXTBOOK_RAG_DOCS", "textbook folder (Docusaurus layout); empty = the built-in sample book")
+	f.str(&f.cfg.Data, "data", "TEXTBOOK_RAG_DATA", "data directory for the index")
+}
+
+// answering adds the refusal rules' tunables and the backends.
+func (f *flags) answering() {
+	c := f.cfg
+	f.float(&c.Tutor.EmptyThreshold, "empty-threshold", "TEXTBOOK_RAG_EMPTY_THRESHOLD", "below this best score: empty_retrieval")
+	f.float(&c.Tutor.ConfidentThreshold, "confident-threshold", "TEXTBOOK_RAG_CONFIDENT_THRESHOLD", "below this best score: insufficient_context")
+	f.int(&c.Tutor.TopK, "top-k", "TEXTBOOK_RAG_TOP_K", "chunks retrieved per question")
+	f.str(&c.Tutor.CourseName, "course-name", "TEXTBOOK_RAG_COURSE_NAME", "course name used in refusal messages")
+	f.str(&c.ScopePatterns, "scope-patterns", "TEXTBOOK_RAG_SCOPE_PATTERNS", "JSON file of out-of-scope rules [{topic, pattern}]; empty = the spec's patterns")
+	f.str(&c.RefusalLog, "refusal-log", "TEXTBOOK_RAG_REFUSAL_LOG", "file the refusal log is appended to; empty = stderr")
+	f.str(&c.Embedder, "embedder", "TEXTBOOK_RAG_EMBEDDER", `"" for the built-in retriever, "openai" for an OpenAI-compatible embeddings API`)
+	f.str(&c.Generator, "generator", "TEXTBOOK_RAG_GENERATOR", `"extractive" (built-in) or "openai" (an OpenAI-compatible chat API)`)
+	f.str(&c.OpenAIBaseURL, "openai-base-url", "OPENAI_BASE_URL", "base URL of the OpenAI-compatible API")
+	f.str(&c.OpenAIAPIKey, "openai-api-key", "OPENAI_API_KEY", "API key for the OpenAI-compatible API")
+	f.str(&c.EmbeddingModel, "embedding-model", "EMBEDDING_MODEL", "embedding model")
+	f.int(&c.EmbeddingDim, "embedding-dim", "EMBEDDING_DIM", "embedding dimension")
+	f.str(&c.LLMModel, "llm-model", "LLM_MODEL", "chat model")
+	f.duration(&c.LLMTimeout, "llm-timeout", "LLM_TIMEOUT", "time limit of one LLM answer")
+	f.str(&c.OutsideKnowledge, "on-outside-knowledge", "TEXTBOOK_RAG_ON_OUTSIDE_KNOWLEDGE", `what an LLM answer with outside-knowledge phrases becomes: "fallback" (extractive answer) or "refuse"`)
+	f.bool(&c.Tutor.FallbackOnGeneratorError, "llm-fallback", "TEXTBOOK_RAG_LLM_FALLBACK", "answer extractively when the LLM fails (else openai_error)")
+	f.str(&c.QdrantURL, "qdrant-url", "QDRANT_URL", "Qdrant gRPC URL (e.g. http://localhost:6334); empty = the embedded store")
+	f.str(&c.QdrantAPIKey, "qdrant-api-key", "QDRANT_API_KEY", "Qdrant API key")
+	f.str(&c.QdrantCollection, "qdrant-collection", "QDRANT_COLLECTION", "Qdrant collection")
+}
+
+// service adds the HTTP server's settings.
+func (f *flags) service() {
+	c := f.cfg
+	if p, ok := os.LookupEnv("PORT"); ok && p != "" {
+		c.Addr = ":" + p
+	}
+	f.str(&c.Addr, "addr", "TEXTBOOK_RAG_ADDR", "listen address (PORT is honoured too)")
+	origins := strings.Join(c.AllowedOrigins, ",")
+	f.str(&origins, "cors-origins", "TEXTBOOK_RAG_CORS_ORIGINS", "comma-separated origins allowed by CORS")
+	f.str(&c.AdminToken, "admin-token", "TEXTBOOK_RAG_ADMIN_TOKEN", "bearer token required by /api/content/chunks (set one in production)")
+	f.int(&c.ChatRate, "rate-limit", "TEXTBOOK_RAG_RATE_LIMIT", "chat requests per minute per client IP; 0 = off")
+	f.int(&c.ChunksRate, "rate-limit-chunks", "TEXTBOOK_RAG_RATE_LIMIT_CHUNKS", "chunks requests per minute per client IP; 0 = off")
+	f.bool(&c.TrustProxy, "trust-proxy", "TEXTBOOK_RAG_TRUST_PROXY", "take the client IP from X-Forwarded-For")
+	f.str(&c.DatabaseURL, "database-url", "DATABASE_URL", "Postgres URL for chat history; empty = SQLite in the data directory")
+	f.duration(&c.ShutdownWait, "shutdown-timeout", "TEXTBOOK_RAG_SHUTDOWN_TIMEOUT", "how long in-flight requests may finish at shutdown")
+	f.afterParse = append(f.afterParse, func() {
+		c.AllowedOrigins = nil
+		for _, o := range strings.Split(origins, ",") {
+			if o = strings.TrimSpace(o); o != "" {
+				c.AllowedOrigins = append(c.AllowedOrigins, o)
+			}
+		}
+	})
+}
+
+func (f *flags) parse(args []string) error {
+	if f.err != nil {
+		return usageError{f.err.Error()}
+	}
+	if err := f.fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	for _, fn := range f.afterParse {
+		fn()
+	}
+	if err := f.cfg.Tutor.Validate(); err != nil {
+		return usageError{err.Error()}
+	}
+	return nil
+}

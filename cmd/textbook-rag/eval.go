@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/textbook-rag/rag/eval"
+)
+
+func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg := DefaultConfig()
+	f := newFlags("eval", &cfg, stderr)
+	f.str(&cfg.Docs, "docs", "TEXTBOOK_RAG_DOCS", "textbook folder; empty = the built-in sample book")
+	f.answering()
+	var questions string
+	var asJSON, verbose, strict bool
+	f.fs.StringVar(&questions, "questions", "", "question file (JSON Lines, see ../shared/eval/FORMAT.md)")
+	f.fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	f.fs.BoolVar(&verbose, "verbose", false, "list every wrong question with the reason")
+	f.fs.BoolVar(&strict, "strict", false, "exit non-zero when an acceptance bar is missed")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if questions == "" {
+		return usageError{"eval needs --questions FILE"}
+	}
+	qs, err := eval.ReadQuestionsFile(questions)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "textbook-rag-eval-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	cfg.Data = dir
+	if cfg.RefusalLog == "" {
+		// The refusal log of a hundred questions would bury the table.
+		cfg.RefusalLog = os.DevNull
+	}
+	app, err := openApp(ctx, cfg, stderr, true)
+	if err != nil {
+		return err
+	}
+	defer app.Close()
+	report, err := eval.Run(ctx, app.Tutor, qs, app.Index.Chunk)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		err = report.WriteJSON(stdout)
+	} else {
+		err = report.WriteText(stdout, verbose)
+	}
+	if err != nil {
+		return err
+	}
+	if strict && !report.Passed() {
+		return fmt.Errorf("evaluation missed an acceptance bar")
+	}
+	return nil
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg := DefaultConfig()
+	f := newFlags("ingest", &cfg, stderr)
+	f.book()
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if f.fs.NArg() > 0 {
+		return usageError{"ingest takes no arguments"}
+	}
+	_, name, err := bookFS(cfg)
+	if err != nil {
+		return err
+	}
+	var progress func(done, total int, path string)
+	if isTerminal(stderr) {
+		progress = func(done, total int, path string) {
+			fmt.Fprintf(stderr, "\r\033[K[%d/%d] %s", done, total, path)
+			if done == total {
+				fmt.Fprintln(stderr)
+			}
+		}
+	}
+	start := time.Now()
+	book, n, wrote, err := ingest(cfg, progress)
+	if err != nil {
+		return err
+	}
+	state := "index unchanged"
+	if wrote {
+		state = "index written"
+	}
+	fmt.Fprintf(stdout, "%s: %q, %d modules, %d chunks; %s in %s (%s)\n",
+		name, book.Title, len(book.Modules), n, state, cfg.Data, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/eval"
+	"github.com/textbook-rag/rag/extractive"
+)
+
+const (
+	sharedCorpus    = "../../../shared/corpus/physical-ai-textbook"
+	sharedQuestions = "../../../shared/eval/dev-questions.jsonl"
+	sampleQuestions = "../../sample/questions.jsonl"
+)
+
+// countingGenerator counts calls to the generator it wraps.
+type countingGenerator struct {
+	rag.Generator
+	calls atomic.Int64
+}
+
+func (g *countingGenerator) Generate(ctx context.Context, req rag.GenerateRequest, emit func(string) error) (rag.Generated, error) {
+	g.calls.Add(1)
+	return g.Generator.Generate(ctx, req, emit)
+}
+
+// openTestApp opens the wiring of the commands on a book, in a temporary
+// data dir, with the refusal log discarded.
+func openTestApp(tb testing.TB, docs string) *App {
+	tb.Helper()
+	cfg := DefaultConfig()
+	cfg.Docs = docs
+	cfg.Data = tb.TempDir()
+	app, err := openApp(context.Background(), cfg, io.Discard, true)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { app.Close() })
+	return app
+}
+
+// TestGeneratorNeverCalledOnRefusal runs every question of the sample
+// book's and the dev set's question files and checks that no refusal
+// called the generator, and every answer called it once.
+func TestGeneratorNeverCalledOnRefusal(t *testing.T) {
+	books := []struct{ name, docs, questions string }{
+		{"sample", "", sampleQuestions},
+		{"shared", sharedCorpus, sharedQuestions},
+	}
+	for _, b := range books {
+		t.Run(b.name, func(t *testing.T) {
+			if _, err := os.Stat(b.questions); err != nil {
+				t.Skipf("%s not present: %v", b.questions, err)
+			}
+			if b.docs != "" {
+				if _, err := os.Stat(b.docs); err != nil {
+					t.Skipf("shared textbook not present (%v): skipping", err)
+				}
+			}
+			qs, err := eval.ReadQuestionsFile(b.questions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			app := openTestApp(t, b.docs)
+			gen := &countingGenerator{Generator: extractive.Generator{}}
+			app.Tutor.Generator = gen
+			refusals := 0
+			for _, q := range qs {
+				req := rag.ChatRequest{Question: q.Question, SelectedText: q.SelectedText, SessionID: uuid.NewString()}
+				if err := req.Normalize(); err != nil {
+					t.Fatalf("%s: %v", q.ID, err)
+				}
+				before := gen.calls.Load()
+				resp, err := app.Tutor.Ask(context.Background(), req, nil)
+				if err != nil {
+					t.Fatalf("%s: %v", q.ID, err)
+				}
+				calls := gen.calls.Load() - before
+				if resp.WasRefusal {
+					refusals++
+					if calls != 0 {
+						t.Errorf("%s: refused (%s) after calling the generator %d times", q.ID, *resp.RefusalReason, calls)
+					}
+					if len(resp.Sources) != 0 {
+						t.Errorf("%s: a refusal carries sources", q.ID)
+					}
+				} else if calls != 1 {
+					t.Errorf("%s: answered with %d generator calls, want 1", q.ID, calls)
+				}
+			}
+			if refusals == 0 {
+				t.Fatal("no question was refused: the test proves nothing")
+			}
+			t.Logf("%d questions, %d refusals, 0 generator calls on them", len(qs), refusals)
+		})
+	}
+}
+
+// BenchmarkAsk measures the in-process path per question on the shared
+// textbook: retrieval score, refusal rules and extractive answer.
+func BenchmarkAsk(b *testing.B) {
+	if _, err := os.Stat(sharedQuestions); err != nil {
+		b.Skip("shared question set not present")
+	}
+	qs, err := eval.ReadQuestionsFile(sharedQuestions)
+	if err != nil {
+		b.Fatal(err)
+	}
+	app := openTestApp(b, sharedCorpus)
+	reqs := make([]rag.ChatRequest, len(qs))
+	for i, q := range qs {
+		reqs[i] = rag.ChatRequest{Question: q.Question, SelectedText: q.SelectedText, SessionID: uuid.NewString()}
+		reqs[i].Normalize()
+	}
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := app.Tutor.Ask(ctx, reqs[i%len(reqs)], nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkIngest measures reading, chunking and indexing the shared
+// textbook into a fresh data dir.
+func BenchmarkIngest(b *testing.B) {
+	if _, err := os.Stat(sharedCorpus); err != nil {
+		b.Skip("shared textbook not present")
+	}
+	for i := 0; i < b.N; i++ {
+		cfg := DefaultConfig()
+		cfg.Docs = sharedCorpus
+		cfg.Data = filepath.Join(b.TempDir(), "data")
+		if _, _, _, err := ingest(cfg, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"path/filepath"
+
+	"github.com/textbook-rag/rag"
+	rhttp "github.com/textbook-rag/rag/http"
+	"github.com/textbook-rag/rag/postgres"
+	"github.com/textbook-rag/rag/sqlite"
+	"github.com/textbook-rag/rag/web"
+)
+
+// service is the tutor behind its HTTP API, with chat history and the
+// reader's page: what `serve` runs and what the end-to-end tests start.
+type service struct {
+	app     *App
+	history rag.History
+	srv     *rhttp.Server
+}
+
+func openService(ctx context.Context, cfg Config, stderr io.Writer) (*service, error) {
+	app, err := openApp(ctx, cfg, stderr, true)
+	if err != nil {
+		return nil, err
+	}
+	s := &service{app: app}
+	ok := false
+	defer func() {
+		if !ok {
+			s.close()
+		}
+	}()
+
+	historyCheck := "sqlite_connected"
+	if cfg.DatabaseURL != "" {
+		if s.history, err = postgres.Open(ctx, cfg.DatabaseURL); err != nil {
+			return nil, fmt.Errorf("chat history: %w", err)
+		}
+		historyCheck = "postgres_connected"
+	} else {
+		if s.history, err = sqlite.Open(ctx, filepath.Join(cfg.Data, "history.db")); err != nil {
+			return nil, fmt.Errorf("chat history: %w", err)
+		}
+	}
+
+	fsys, _, err := bookFS(cfg)
+	if err != nil {
+		return nil, err
+	}
+	page, err := web.New(fsys, web.Options{Title: app.Index.Book.Title})
+	if err != nil {
+		return nil, fmt.Errorf("reader's page: %w", err)
+	}
+
+	s.srv = rhttp.NewServer(rhttp.Config{
+		Addr:             cfg.Addr,
+		AllowedOrigins:   cfg.AllowedOrigins,
+		AdminToken:       cfg.AdminToken,
+		ChatRatePerMin:   cfg.ChatRate,
+		ChunksRatePerMin: cfg.ChunksRate,
+		TrustProxy:       cfg.TrustProxy,
+		ShutdownTimeout:  cfg.ShutdownWait,
+	})
+	s.srv.Logger = app.Logger
+	app.Tutor.Generator = s.srv.Metrics.CountGenerator(app.Tutor.Generator)
+	if app.embedder != nil {
+		app.countEmbedder(s.srv.Metrics.CountEmbedder)
+	}
+	s.srv.Tutor = app.Tutor
+	s.srv.History = s.history
+	s.srv.Chunks = app.Index
+	s.srv.Web = page
+	s.srv.Checks = append([]rhttp.Check{{Name: historyCheck, Ping: s.history.Ping}}, app.checks...)
+	ok = true
+	return s, nil
+}
+
+// logConfig logs the effective configuration once, without secrets.
+func (s *service) logConfig(addr string) {
+	c := s.app.Config
+	docs := c.Docs
+	if docs == "" {
+		docs = "(built-in sample textbook)"
+	}
+	history := "sqlite " + filepath.Join(c.Data, "history.db")
+	if c.DatabaseURL != "" {
+		history = "postgres"
+	}
+	retriever := "built-in lexical"
+	if c.Embedder != "" {
+		retriever = c.Embedder + " embeddings (" + c.EmbeddingModel + ")"
+		if c.QdrantURL != "" {
+			retriever += " + qdrant " + c.QdrantCollection
+		}
+	}
+	s.app.Logger.Info("starting",
+		slog.String("version", rag.Version),
+		slog.String("addr", addr),
+		slog.String("docs", docs),
+		slog.String("data", c.Data),
+		slog.Int("chunks", len(s.app.Index.Chunks)),
+		slog.Float64("empty_threshold", c.Tutor.EmptyThreshold),
+		slog.Float64("confident_threshold", c.Tutor.ConfidentThreshold),
+		slog.Int("top_k", c.Tutor.TopK),
+		slog.String("retriever", retriever),
+		slog.String("generator", c.Generator),
+		slog.String("history", history),
+		slog.Any("cors_origins", c.AllowedOrigins),
+		slog.Bool("admin_token_set", c.AdminToken != ""),
+		slog.Int("chat_rate_per_min", c.ChatRate),
+		slog.Int("chunks_rate_per_min", c.ChunksRate),
+		slog.Bool("trust_proxy", c.TrustProxy),
+	)
+}
+
+func (s *service) close() error {
+	var errs []error
+	if s.history != nil {
+		errs = append(errs, s.history.Close())
+	}
+	if s.app != nil {
+		errs = append(errs, s.app.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg := DefaultConfig()
+	f := newFlags("serve", &cfg, stderr)
+	f.book()
+	f.answering()
+	f.service()
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if f.fs.NArg() > 0 {
+		return usageError{"serve takes no arguments"}
+	}
+	s, err := openService(ctx, cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.Addr, err)
+	}
+	s.logConfig(ln.Addr().String())
+	if err := s.srv.Open(ln); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "textbook-rag is serving %q on http://%s\n", s.app.Index.Book.Title, displayAddr(ln.Addr()))
+	<-ctx.Done()
+	s.app.Logger.Info("shutting down")
+	return s.srv.Shutdown(context.Background())
+}
+
+// displayAddr turns ":8001" into something a browser can open.
+func displayAddr(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	if host == "" || host == "::" || host == "0.0.0.0" {
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, port)
+}

@@ -1,0 +1,252 @@
+package markdown
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/text"
+)
+
+// frontMatter is the simple `key: value` YAML a Docusaurus page starts with.
+type frontMatter map[string]string
+
+// splitFrontMatter separates a leading ---…--- block from the body.
+func splitFrontMatter(src []byte) (frontMatter, []byte) {
+	fm := frontMatter{}
+	s := string(src)
+	s = strings.TrimPrefix(s, "\ufeff")
+	if !strings.HasPrefix(s, "---\n") && !strings.HasPrefix(s, "---\r\n") {
+		return fm, []byte(s)
+	}
+	rest := s[strings.Index(s, "\n")+1:]
+	end := -1
+	for off := 0; off < len(rest); {
+		nl := strings.IndexByte(rest[off:], '\n')
+		line := rest[off:]
+		if nl >= 0 {
+			line = rest[off : off+nl]
+		}
+		if strings.TrimRight(line, "\r ") == "---" {
+			end = off
+			break
+		}
+		if nl < 0 {
+			break
+		}
+		off += nl + 1
+	}
+	if end < 0 {
+		return fm, []byte(s)
+	}
+	for _, line := range strings.Split(rest[:end], "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t") {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
+			v = v[1 : len(v)-1]
+		}
+		fm[strings.TrimSpace(k)] = v
+	}
+	body := rest[end:]
+	if nl := strings.IndexByte(body, '\n'); nl >= 0 {
+		body = body[nl+1:]
+	} else {
+		body = ""
+	}
+	return fm, []byte(body)
+}
+
+var (
+	mdxImport  = regexp.MustCompile(`^(import|export)\s`)
+	mdxComment = regexp.MustCompile(`\{/\*.*?\*/\}`)
+	// jsxTag matches an HTML or JSX tag; only the tags are removed, the
+	// text they wrap stays.
+	jsxTag      = regexp.MustCompile(`</?[A-Za-z][\w.:-]*(\s+[^<>]*?)?/?>`)
+	htmlComment = regexp.MustCompile(`(?s)<!--.*?-->`)
+	customID    = regexp.MustCompile(`\s*\{#([^}\s]+)\}\s*$`)
+)
+
+// stripMDX removes MDX import/export lines and {/* */} comments outside
+// fenced code; everything else is left for the Markdown parser.
+func stripMDX(src []byte) []byte {
+	var out bytes.Buffer
+	fence := ""
+	for _, line := range strings.SplitAfter(string(src), "\n") {
+		t := strings.TrimSpace(line)
+		if fence == "" && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")) {
+			fence = t[:3]
+		} else if fence != "" && strings.HasPrefix(t, fence) {
+			fence = ""
+		} else if fence == "" {
+			if mdxImport.MatchString(line) {
+				continue
+			}
+			line = mdxComment.ReplaceAllString(line, "")
+		}
+		out.WriteString(line)
+	}
+	return out.Bytes()
+}
+
+type blockKind int
+
+const (
+	kindText blockKind = iota
+	kindCode
+	kindHeading
+)
+
+// block is one top-level Markdown block with its source text.
+type block struct {
+	kind   blockKind
+	level  int    // headings
+	title  string // headings: plain text without {#id}
+	custom string // headings: the {#id}, if any
+	text   string
+	tokens int
+}
+
+var md = goldmark.New(goldmark.WithExtensions(extension.GFM))
+
+// parseBlocks parses a page body into top-level blocks, each carrying its
+// exact source text (list markers, fences and table pipes included).
+func parseBlocks(src []byte) []block {
+	doc := md.Parser().Parse(text.NewReader(src))
+	type span struct {
+		n     ast.Node
+		start int
+	}
+	var spans []span
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		start, ok := startOf(n, src)
+		if !ok {
+			continue
+		}
+		spans = append(spans, span{n, start})
+	}
+	var blocks []block
+	for i, sp := range spans {
+		end := len(src)
+		if i+1 < len(spans) {
+			end = spans[i+1].start
+		}
+		raw := strings.TrimRight(string(src[sp.start:end]), " \t\r\n")
+		switch n := sp.n.(type) {
+		case *ast.Heading:
+			title := plainText(n, src)
+			custom := ""
+			if m := customID.FindStringSubmatch(title); m != nil {
+				custom = m[1]
+				title = strings.TrimSpace(customID.ReplaceAllString(title, ""))
+			}
+			blocks = append(blocks, block{kind: kindHeading, level: n.Level, title: title, custom: custom})
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			blocks = append(blocks, block{kind: kindCode, text: raw})
+		case *ast.ThematicBreak:
+			continue
+		case *ast.HTMLBlock:
+			t := htmlComment.ReplaceAllString(raw, "")
+			t = strings.TrimSpace(jsxTag.ReplaceAllString(t, ""))
+			if t != "" {
+				blocks = append(blocks, block{kind: kindText, text: t})
+			}
+		default:
+			t := strings.TrimSpace(jsxTag.ReplaceAllStringFunc(raw, keepInlineHTML))
+			if t != "" {
+				blocks = append(blocks, block{kind: kindText, text: t})
+			}
+		}
+	}
+	return blocks
+}
+
+// keepInlineHTML drops JSX wrapper tags inside paragraphs (<TabItem …>)
+// but keeps ordinary inline HTML such as <br> or <sub>.
+func keepInlineHTML(tag string) string {
+	name := strings.TrimLeft(tag, "</")
+	if name != "" && name[0] >= 'A' && name[0] <= 'Z' {
+		return ""
+	}
+	return tag
+}
+
+// startOf finds where a top-level block begins in the source: the start
+// of the line of its first segment (so list markers, quote marks and
+// heading hashes are included), or the line before for fenced code.
+func startOf(n ast.Node, src []byte) (int, bool) {
+	if f, ok := n.(*ast.FencedCodeBlock); ok {
+		if f.Info != nil {
+			return lineStart(src, f.Info.Segment.Start), true
+		}
+		if f.Lines().Len() > 0 {
+			return lineStart(src, prevLine(src, f.Lines().At(0).Start)), true
+		}
+	}
+	first := -1
+	var visit func(ast.Node)
+	visit = func(m ast.Node) {
+		if first >= 0 {
+			return
+		}
+		if m.Type() == ast.TypeBlock && m.Lines().Len() > 0 {
+			first = m.Lines().At(0).Start
+			return
+		}
+		if t, ok := m.(*ast.Text); ok {
+			first = t.Segment.Start
+			return
+		}
+		for c := m.FirstChild(); c != nil; c = c.NextSibling() {
+			visit(c)
+		}
+	}
+	visit(n)
+	if first < 0 {
+		return 0, false
+	}
+	return lineStart(src, first), true
+}
+
+func lineStart(src []byte, off int) int {
+	for off > 0 && src[off-1] != '\n' {
+		off--
+	}
+	return off
+}
+
+func prevLine(src []byte, off int) int {
+	off = lineStart(src, off)
+	if off > 0 {
+		off--
+	}
+	return off
+}
+
+// plainText is a heading's text without inline markup.
+func plainText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	var walk func(ast.Node)
+	walk = func(m ast.Node) {
+		for c := m.FirstChild(); c != nil; c = c.NextSibling() {
+			switch c := c.(type) {
+			case *ast.Text:
+				b.Write(c.Segment.Value(src))
+				if c.SoftLineBreak() || c.HardLineBreak() {
+					b.WriteByte(' ')
+				}
+			case *ast.String:
+				b.Write(c.Value)
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	return strings.TrimSpace(b.String())
+}

@@ -1,0 +1,50 @@
+package markdown
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Slug is the Docusaurus (github-slugger) anchor of a heading's text:
+// lower case, spaces become '-', punctuation other than '-' and '_' is
+// dropped. Repeats within a page are numbered by a slugger.
+func Slug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_':
+			b.WriteRune(r)
+		case unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// slugger numbers repeated anchors of one page "-1", "-2", … as Docusaurus
+// does, and keeps custom {#ids} from being reused.
+type slugger map[string]int
+
+func (s slugger) custom(id string) string {
+	if _, ok := s[id]; !ok {
+		s[id] = 0
+	}
+	return id
+}
+
+func (s slugger) slug(heading string) string {
+	base := Slug(heading)
+	id := base
+	for {
+		if _, taken := s[id]; !taken {
+			break
+		}
+		s[base]++
+		id = base + "-" + strconv.Itoa(s[base])
+	}
+	s[id] = 0
+	return id
+}

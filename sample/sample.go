@@ -1,0 +1,25 @@
+// Package sample is the small textbook that ships with textbook-rag: the
+// default book of every command and the book the tests use. It is
+// original writing on physical AI and humanoid robotics basics, in the
+// Docusaurus layout.
+package sample
+
+import (
+	"embed"
+	"io/fs"
+)
+
+//go:embed all:docs
+var files embed.FS
+
+// docs is the book's root inside the embedded files.
+var docs = func() fs.FS {
+	sub, err := fs.Sub(files, "docs")
+	if err != nil {
+		panic(err) // the embed directive guarantees the directory
+	}
+	return sub
+}()
+
+// Docs returns the sample textbook.
+func Docs() fs.FS { return docs }
