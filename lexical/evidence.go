@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -268,15 +269,21 @@ func sharedWords(q query, terms map[string]bool) int {
 	return n
 }
 
-// definesSubject reports a unit that names what it defines: a leading
-// bold term ("**Stall torque**: ...") or the first line under a heading,
-// whose words are all among the question's.
+// definesSubject reports a unit that names what it defines, with all of
+// the subject's words among the question's: a leading bold term
+// ("**Stall torque**: ..."), a sentence of the shape "X is ..." or
+// "X (...) is ...", or else the unit's heading.
 func definesSubject(u *unit, qstems map[string]bool) bool {
-	subj := ""
-	t := itemLine.ReplaceAllString(u.text, "")
+	t := strings.TrimSpace(itemLine.ReplaceAllString(u.text, ""))
+	var subj string
 	if strings.HasPrefix(t, "**") {
 		if end := strings.Index(t[2:], "**"); end > 0 {
 			subj = t[2 : 2+end]
+		}
+	}
+	if subj == "" {
+		if m := definitionShape.FindStringSubmatch(t); m != nil {
+			subj = m[1]
 		}
 	}
 	if subj == "" {
@@ -294,6 +301,10 @@ func definesSubject(u *unit, qstems map[string]bool) bool {
 	}
 	return true
 }
+
+// definitionShape matches "A topic is ...", "SDF (Simulation Description
+// Format) is ...", "Drift refers to ...": up to five words, then the verb.
+var definitionShape = regexp.MustCompile(`^(?:(?:A|An|The)\s+)?((?:[\w./-]+\s+){0,4}[\w./-]+)(?:\s+\([^)]*\))?\s+(?:is|are|means|refers to|describes)\s`)
 
 // unitPrior lowers units that rarely answer a question by themselves:
 // restatements (learning objectives, summaries), labels, and long code

@@ -135,6 +135,9 @@ func (ix *Index) analyze(question string) query {
 		if stopwords[t.word] || questionWords[t.word] || (ix.df[t.stem] == 0 && isMisspeltFunctionWord(t.word)) {
 			continue
 		}
+		if (t.word == "many" || t.word == "much") && i > 0 && toks[i-1].word == "how" {
+			continue
+		}
 		for _, qt := range ix.resolve(t) {
 			if seen[qt.stem] {
 				continue

@@ -22,12 +22,12 @@ var questionWords = setOf(`actually anyone anything anyway ask asked basically b
 certain describe described detail details difference differences exactly explain
 explained explaining give good happen happens help idea kind kinds know learn
 mean meaning means need needs okay particular possible probably show simple
-simply someone something sort specific step steps tell thing things think try
+simply someone something sort specific tell thing things think try
 trying understand want way ways wonder wondering work works
 according book books chapter chapters course courses covered mention mentioned
 mentions page pages recommend recommended recommends say said says section
 sections textbook textbooks tutorial
-approximately about around roughly usually typically generally commonly
+approximately about around roughly usually typically typical generally commonly
 main major overall basically essentially
 `)
 

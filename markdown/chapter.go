@@ -180,8 +180,15 @@ func (ch *chapter) chunks(moduleTitle string, o Options) []rag.Chunk {
 		if prevTail != "" {
 			lead := prevTail
 			if prevTailHeading != nil && !sameHeading(prevTailHeading, firstHeading(p)) {
+				// The overlap sits under its own heading, and the chunk's
+				// content under the chunk's: say both, so no sentence is
+				// attributed to the wrong section.
 				lead = strings.Repeat("#", max(prevTailHeading.Level, 2)) + " " + prevTailHeading.Text + "\n\n" + prevTail
 				headings = append([]rag.Heading{headings[0], *prevTailHeading}, headings[1:]...)
+				if !strings.HasPrefix(body, "#") {
+					fh := firstHeading(p)
+					body = strings.Repeat("#", max(fh.Level, 2)) + " " + fh.Text + "\n\n" + body
+				}
 			}
 			if CountTokens(text+lead+"\n\n"+body) <= o.MaxTokens {
 				body = lead + "\n\n" + body

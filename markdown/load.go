@@ -21,6 +21,10 @@ import (
 	"github.com/textbook-rag/rag"
 )
 
+// Version names the chunker's output format. Change it whenever the same
+// book would be cut differently, so existing indexes are rebuilt.
+const Version = "2"
+
 // Options are the chunker's sizes, in cl100k tokens.
 type Options struct {
 	TargetTokens  int // what a split aims at

@@ -55,7 +55,7 @@ func bookFS(cfg Config) (fs.FS, string, error) {
 // chunkOptions fingerprints the chunker settings stored with an index.
 func chunkOptions() string {
 	o := markdown.DefaultOptions()
-	return fmt.Sprintf("target=%d max=%d min=%d overlap=%d", o.TargetTokens, o.MaxTokens, o.MinTokens, o.OverlapTokens)
+	return fmt.Sprintf("chunker=%s target=%d max=%d min=%d overlap=%d", markdown.Version, o.TargetTokens, o.MaxTokens, o.MinTokens, o.OverlapTokens)
 }
 
 // ingest reads the book and replaces the data dir's index when the book
