@@ -188,12 +188,9 @@ func (s *Server) settle(req rag.ChatRequest, resp rag.ChatResponse) rag.ChatResp
 	return resp
 }
 
-// record writes the exchange to history in one AppendExchange call.
+// record writes the exchange to history in one AppendExchange call, which
+// creates the session when it is new: a failed write leaves nothing.
 func (s *Server) record(r *http.Request, req rag.ChatRequest, resp rag.ChatResponse, asked time.Time) error {
-	ctx := r.Context()
-	if err := s.History.EnsureSession(ctx, req.SessionID); err != nil {
-		return historyError(err)
-	}
 	q := rag.Message{
 		ID:        s.NewID(),
 		SessionID: req.SessionID,
@@ -215,7 +212,7 @@ func (s *Server) record(r *http.Request, req rag.ChatRequest, resp rag.ChatRespo
 	if !a.CreatedAt.After(q.CreatedAt) {
 		a.CreatedAt = q.CreatedAt.Add(time.Microsecond)
 	}
-	if err := s.History.AppendExchange(ctx, req.SessionID, q, a); err != nil {
+	if err := s.History.AppendExchange(r.Context(), req.SessionID, q, a); err != nil {
 		return historyError(err)
 	}
 	return nil

@@ -10,12 +10,15 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/sqlite"
 )
 
 // testTutor answers or refuses depending on the question:
@@ -66,49 +69,24 @@ func (testTutor) Ask(ctx context.Context, req rag.ChatRequest, stream rag.Stream
 	return rag.ChatResponse{Answer: "Nodes talk.", Sources: testSources, SessionID: req.SessionID}, nil
 }
 
-// memHistory is an in-memory rag.History for the unit tests only.
-type memHistory struct {
+// testHistory is the real SQLite history with a switch that makes
+// AppendExchange fail, and the list of ids the server generated so a test
+// can tell whether anything was recorded.
+type testHistory struct {
+	rag.History
 	mu         sync.Mutex
-	sessions   map[string][]rag.Message
 	failAppend bool
 }
 
-func newMemHistory() *memHistory { return &memHistory{sessions: map[string][]rag.Message{}} }
-
-func (h *memHistory) EnsureSession(ctx context.Context, id string) error {
+func (h *testHistory) AppendExchange(ctx context.Context, sid string, q, a rag.Message) error {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if _, ok := h.sessions[id]; !ok {
-		h.sessions[id] = []rag.Message{}
-	}
-	return nil
-}
-
-func (h *memHistory) AppendExchange(ctx context.Context, sid string, q, a rag.Message) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.failAppend {
+	fail := h.failAppend
+	h.mu.Unlock()
+	if fail {
 		return errors.New("disk I/O error: secret path /var/db")
 	}
-	if _, ok := h.sessions[sid]; !ok {
-		return errors.New("no such session")
-	}
-	h.sessions[sid] = append(h.sessions[sid], q, a)
-	return nil
+	return h.History.AppendExchange(ctx, sid, q, a)
 }
-
-func (h *memHistory) Messages(ctx context.Context, sid string) ([]rag.Message, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	m, ok := h.sessions[sid]
-	if !ok {
-		return nil, rag.Errorf(rag.ENOTFOUND, "session not found")
-	}
-	return append([]rag.Message(nil), m...), nil
-}
-
-func (h *memHistory) Ping(ctx context.Context) error { return nil }
-func (h *memHistory) Close() error                   { return nil }
 
 // testChunks lists a fixed set of chunks.
 type testChunks struct{ chunks []rag.Chunk }
@@ -169,9 +147,39 @@ func (b *syncBuffer) String() string {
 type testEnv struct {
 	srv     *Server
 	h       http.Handler
-	history *memHistory
+	history *testHistory
 	clock   *fakeClock
 	logs    *syncBuffer
+
+	mu  sync.Mutex
+	ids []string // every id the server generated
+}
+
+// messages returns how many messages session id holds (0 when unknown).
+func (e *testEnv) messages(t *testing.T, id string) int {
+	t.Helper()
+	msgs, err := e.history.Messages(context.Background(), id)
+	if rag.ErrorCode(err) == rag.ENOTFOUND {
+		return 0
+	}
+	if err != nil {
+		t.Fatalf("messages of %s: %v", id, err)
+	}
+	return len(msgs)
+}
+
+// recorded counts the messages of every session the tests could have
+// written: the generated ids and the fixed sid.
+func (e *testEnv) recorded(t *testing.T) int {
+	t.Helper()
+	e.mu.Lock()
+	ids := append([]string{sid}, e.ids...)
+	e.mu.Unlock()
+	n := 0
+	for _, id := range ids {
+		n += e.messages(t, id)
+	}
+	return n
 }
 
 // newEnv builds a server with the test tutor, an in-memory history, the
@@ -184,8 +192,13 @@ func newEnv(t *testing.T, edit func(*Config), setup ...func(*Server)) *testEnv {
 	if edit != nil {
 		edit(&cfg)
 	}
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "h.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
 	env := &testEnv{
-		history: newMemHistory(),
+		history: &testHistory{History: db},
 		clock:   &fakeClock{t: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)},
 		logs:    &syncBuffer{},
 	}
@@ -194,6 +207,13 @@ func newEnv(t *testing.T, edit func(*Config), setup ...func(*Server)) *testEnv {
 	s.History = env.history
 	s.Chunks = chunkSet
 	s.Now = env.clock.Now
+	s.NewID = func() string {
+		id := uuid.NewString()
+		env.mu.Lock()
+		env.ids = append(env.ids, id)
+		env.mu.Unlock()
+		return id
+	}
 	s.Logger = slog.New(slog.NewJSONHandler(env.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	for _, f := range setup {
 		f(s)

@@ -97,8 +97,8 @@ func TestChat(t *testing.T) {
 				if strings.Contains(w.Body.String(), "secret") {
 					t.Errorf("internal detail leaked: %s", w.Body)
 				}
-				if len(env.history.sessions) != 0 {
-					t.Errorf("a failed request was recorded")
+				if n := env.recorded(t); n != 0 {
+					t.Errorf("a failed request recorded %d messages", n)
 				}
 				return
 			}
@@ -116,7 +116,7 @@ func TestChat(t *testing.T) {
 			} else if resp.RefusalReason != nil || len(resp.Sources) == 0 || resp.Answer == "" {
 				t.Errorf("bad answer %+v", resp)
 			}
-			if got := len(env.history.sessions[resp.SessionID]); got != 2 {
+			if got := env.messages(t, resp.SessionID); got != 2 {
 				t.Errorf("history holds %d messages, want 2", got)
 			}
 		})
@@ -231,6 +231,17 @@ func TestHistoryWriteFailure(t *testing.T) {
 		})
 	}
 
+	t.Run("closed database", func(t *testing.T) {
+		env := newEnv(t, nil)
+		if err := env.history.History.Close(); err != nil {
+			t.Fatal(err)
+		}
+		w := env.do("POST", "/api/chat", `{"question":"How do nodes talk?"}`)
+		if w.Code != 500 || decode[ErrorBody](t, w).Error != "internal_error" || strings.Contains(w.Body.String(), "Nodes talk") {
+			t.Errorf("got %d %s", w.Code, w.Body)
+		}
+	})
+
 	t.Run("stream answer ends with error event", func(t *testing.T) {
 		env := newEnv(t, nil)
 		env.history.failAppend = true
@@ -312,7 +323,7 @@ func TestChatStream(t *testing.T) {
 			if !tc.refusal && (text.String() != tc.wantText || done.Answer != tc.wantText) {
 				t.Errorf("text %q, done %q, want %q", text.String(), done.Answer, tc.wantText)
 			}
-			if got := len(env.history.sessions[done.SessionID]); got != 2 {
+			if got := env.messages(t, done.SessionID); got != 2 {
 				t.Errorf("history holds %d messages", got)
 			}
 		})
@@ -369,8 +380,8 @@ func TestStreamDisconnectMidway(t *testing.T) {
 	if strings.Contains(logs, `"level":"ERROR"`) || !strings.Contains(logs, `"status":499`) {
 		t.Errorf("logs: %s", logs)
 	}
-	if len(env.history.sessions) != 0 {
-		t.Errorf("an undelivered answer was recorded")
+	if n := env.recorded(t); n != 0 {
+		t.Errorf("an undelivered answer was recorded (%d messages)", n)
 	}
 }
 
@@ -401,8 +412,8 @@ func TestClientDisconnect(t *testing.T) {
 			if !strings.Contains(logs, `"status":499`) {
 				t.Errorf("access log lacks 499: %s", logs)
 			}
-			if len(env.history.sessions) != 0 {
-				t.Errorf("an unanswered exchange was recorded")
+			if n := env.recorded(t); n != 0 {
+				t.Errorf("an unanswered exchange was recorded (%d messages)", n)
 			}
 		})
 	}
