@@ -2,7 +2,9 @@ package eval
 
 import (
 	"bytes"
+	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,5 +131,44 @@ func TestDevQuestionsLoad(t *testing.T) {
 	}
 	if len(qs) != 125 {
 		t.Errorf("loaded %d questions, want 125", len(qs))
+	}
+}
+
+type fixedRetriever map[string]float64
+
+func (f fixedRetriever) Retrieve(ctx context.Context, q string, k int) ([]rag.ScoredChunk, error) {
+	return []rag.ScoredChunk{{Score: f[q]}}, nil
+}
+
+func TestCalibrate(t *testing.T) {
+	var qs []Question
+	r := fixedRetriever{}
+	for i, s := range []float64{0.9, 0.8, 0.75, 0.62, 0.55} {
+		q := Question{ID: fmt.Sprint("a", i), Question: fmt.Sprint("a", i), Expect: "answer", Category: "factual"}
+		qs, r[q.Question] = append(qs, q), s
+	}
+	for i, s := range []float64{0.1, 0.2, 0.3, 0.45, 0.58} {
+		q := Question{ID: fmt.Sprint("r", i), Question: fmt.Sprint("r", i), Expect: "refuse", Category: "off_domain"}
+		qs, r[q.Question] = append(qs, q), s
+	}
+	qs = append(qs, Question{ID: "s", Question: "ignored", SelectedText: "x", Expect: "answer", Category: "selected_sufficient"})
+	c, err := Calibrate(context.Background(), r, qs, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Answerable) != 5 || len(c.Refuse) != 5 {
+		t.Fatalf("%d answerable, %d refuse; selected-text questions must be skipped", len(c.Answerable), len(c.Refuse))
+	}
+	// 0.55 passes all five answerable questions and stops four of five
+	// refusals (0.8 = MinRefuseStop); a higher bar passes fewer.
+	if c.Best.Confident != 0.55 || c.Best.AnswerPass != 1 || c.Best.RefuseStop != 0.8 {
+		t.Errorf("recommended %+v", c.Best)
+	}
+	if c.Best.Confident-c.Best.Empty < 0.1-1e-9 {
+		t.Errorf("recommended thresholds without a band: %+v", c.Best)
+	}
+	var buf bytes.Buffer
+	if err := c.WriteText(&buf); err != nil || !strings.Contains(buf.String(), "recommended: --empty-threshold") {
+		t.Errorf("WriteText: %v\n%s", err, buf.String())
 	}
 }

@@ -327,6 +327,22 @@ func (ix *Index) Retrieve(ctx context.Context, question string, k int) ([]rag.Sc
 	return ix.retrieve(q, k), nil
 }
 
+// calibrated maps coverage onto the refusal spec's scale. Coverage counts
+// every word the book never uses at full weight against the question, so
+// it runs low: a chunk that holds three fifths of a question's information
+// is a confident match (0.7), one that holds less than two fifths has
+// nothing relevant (0.5). Linear in between and above; 0 and 1 stay put.
+func calibrated(coverage float64) float64 {
+	switch {
+	case coverage <= 0.4:
+		return coverage * 0.5 / 0.4
+	case coverage <= 0.6:
+		return 0.5 + (coverage-0.4)*(0.2/0.2)
+	default:
+		return 0.7 + (coverage-0.6)*(0.3/0.4)
+	}
+}
+
 // chapterCredit is what a question word is worth when the chunk lacks it
 // but its chapter uses it: the passage is read in that chapter's context.
 const chapterCredit = 0.5
@@ -386,7 +402,7 @@ func (ix *Index) retrieve(q query, k int) []rag.ScoredChunk {
 	}
 	out := make([]rag.ScoredChunk, len(rs))
 	for j, r := range rs {
-		out[j] = rag.ScoredChunk{Chunk: ix.chunks[r.i], Score: round(r.score)}
+		out[j] = rag.ScoredChunk{Chunk: ix.chunks[r.i], Score: round(calibrated(r.score))}
 	}
 	return out
 }
@@ -445,5 +461,5 @@ func (ix *Index) ScoreChunk(question string, c rag.Chunk) ChunkScore {
 		}
 		b.WriteString(mark + t.word + " ")
 	}
-	return ChunkScore{Score: round(score), Detail: b.String()}
+	return ChunkScore{Score: round(calibrated(score)), Detail: b.String()}
 }

@@ -29,6 +29,9 @@ mentions page pages recommend recommended recommends say said says section
 sections textbook textbooks tutorial
 approximately about around roughly usually typically typical generally commonly
 main major overall basically essentially
+go goes going gone went come comes coming came get gets getting got
+make makes making made take takes taking took put puts putting keep keeps
+keeping kept give gives giving gave working
 `)
 
 func setOf(words string) map[string]bool {

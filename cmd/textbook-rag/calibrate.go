@@ -3,8 +3,43 @@ package main
 import (
 	"context"
 	"io"
+	"os"
+
+	"github.com/textbook-rag/rag/eval"
 )
 
 func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return usageError{"calibrate: not built yet"}
+	cfg := DefaultConfig()
+	f := newFlags("calibrate", &cfg, stderr)
+	f.str(&cfg.Docs, "docs", "TEXTBOOK_RAG_DOCS", "textbook folder; empty = the built-in sample book")
+	f.answering()
+	var questions string
+	f.fs.StringVar(&questions, "questions", "", "labelled question file (JSON Lines, see ../shared/eval/FORMAT.md)")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if questions == "" {
+		return usageError{"calibrate needs --questions FILE"}
+	}
+	qs, err := eval.ReadQuestionsFile(questions)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "textbook-rag-calibrate-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	cfg.Data = dir
+	cfg.RefusalLog = os.DevNull
+	app, err := openApp(ctx, cfg, stderr, true)
+	if err != nil {
+		return err
+	}
+	defer app.Close()
+	c, err := eval.Calibrate(ctx, app.Tutor.Retriever, qs, cfg.Tutor.TopK)
+	if err != nil {
+		return err
+	}
+	return c.WriteText(stdout)
 }
