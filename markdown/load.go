@@ -143,6 +143,9 @@ func Load(fsys fs.FS, opts Options) (rag.Book, []rag.Chunk, error) {
 		if order[a.module] != order[b.module] {
 			return order[a.module] < order[b.module]
 		}
+		if ai, bi := isIndex(a), isIndex(b); ai != bi {
+			return ai
+		}
 		if a.position != b.position {
 			return a.position < b.position
 		}
@@ -150,22 +153,32 @@ func Load(fsys fs.FS, opts Options) (rag.Book, []rag.Chunk, error) {
 	})
 
 	book := rag.Book{Title: "Textbook", Modules: modules, Hash: hex.EncodeToString(hash.Sum(nil))}
-	moduleTitle := map[string]string{}
+	for _, f := range files {
+		if f.module == "" && (isIndex(f) || stem(f.path) == "intro") {
+			book.Title = parseChapter(f).title
+			break
+		}
+	}
+	// Chapters at the book's root belong to no module; their chunks name
+	// the book instead.
+	moduleTitle := map[string]string{"": book.Title}
 	for _, m := range modules {
 		moduleTitle[m.ID] = m.Title
 	}
 	var chunks []rag.Chunk
 	for i, f := range files {
 		ch := parseChapter(f)
-		if f.module == "" && (stem(f.path) == "intro" || stem(f.path) == "index") && book.Title == "Textbook" {
-			book.Title = ch.title
-		}
 		chunks = append(chunks, ch.chunks(moduleTitle[f.module], opts)...)
 		if opts.Progress != nil {
 			opts.Progress(i+1, len(files), f.path)
 		}
 	}
 	return book, chunks, nil
+}
+
+func isIndex(f *chapterFile) bool {
+	s := stem(f.path)
+	return s == "index" || s == "README"
 }
 
 func stem(p string) string {
