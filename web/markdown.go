@@ -2,11 +2,11 @@ package web
 
 import (
 	"bytes"
+	chunker "github.com/textbook-rag/rag/markdown"
 	"html/template"
 	"path"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -154,18 +154,6 @@ func (s slugger) slug(heading string) string {
 }
 
 // Slug is the Docusaurus heading anchor of a heading's text (before
-// de-duplication).
-func Slug(heading string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
-		switch {
-		case r == ' ':
-			b.WriteByte('-')
-		case r == '-' || r == '_':
-			b.WriteRune(r)
-		case unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r):
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// de-duplication). It is the chunker's rule, so that the anchors of the
+// tutor's sources exist on these pages.
+func Slug(heading string) string { return chunker.Slug(heading) }
