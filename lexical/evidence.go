@@ -53,7 +53,10 @@ const (
 	leadCredit    = 0.7
 	// keepRatio: other units of the same section are quoted when they
 	// score at least this share of the best one.
-	keepRatio         = 0.6
+	keepRatio = 0.6
+	// secondRatio: another section is quoted too when its best window
+	// ranks within this share of the best.
+	secondRatio       = 0.9
 	selectedKeepRatio = 0.3
 	maxUnits          = 8
 )
@@ -75,6 +78,14 @@ func (ix *Index) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passa
 		}
 	}
 	sel := ix.selectUnits(q, question, units, keepRatio, minWindow)
+	// Quote in book order.
+	sort.SliceStable(sel, func(a, b int) bool {
+		pa, pb := ix.pos[chunks[sel[a].chunk].ID], ix.pos[chunks[sel[b].chunk].ID]
+		if pa != pb {
+			return pa < pb
+		}
+		return sel[a].pos < sel[b].pos
+	})
 	out := make([]rag.Passage, 0, len(sel))
 	for _, u := range sel {
 		out = append(out, rag.Passage{Text: u.text, Heading: u.heading, Chunk: &chunks[u.chunk]})
@@ -143,6 +154,12 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 	keyOf := func(u *unit) [2]any { return [2]any{u.chunk, u.heading.Text} }
 	var best *window
 	var bestRank float64
+	// The best window of every section, for a second section to quote.
+	type ranked struct {
+		w    window
+		rank float64
+	}
+	bySection := map[[2]any]ranked{}
 	for i := range units {
 		terms := map[string]bool{}
 		ctx := map[string]float64{}
@@ -185,24 +202,46 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 			if best == nil || rank > bestRank {
 				best, bestRank = &window{from: i, to: j + 1, score: sc}, rank
 			}
+			if k := keyOf(units[i]); rank > bySection[k].rank {
+				bySection[k] = ranked{window{from: i, to: j + 1, score: sc}, rank}
+			}
 		}
 	}
 	if best == nil {
 		return nil
 	}
 	LastBest = best.score
-	// Quote the window, the strong units of its section, and whatever list
-	// or code block a quoted line introduces.
-	first := units[best.from]
-	picked := map[*unit]bool{}
-	for _, u := range units[best.from:best.to] {
-		picked[u] = true
-	}
-	for _, u := range units {
-		if u.chunk == first.chunk && u.heading.Text == first.heading.Text && u.score >= keep*best.score && u.score >= minScore*keep/keepRatio {
-			picked[u] = true
+	// Quote the best window and, when another section's best comes
+	// close, that one too: an answer is often split between a rule and
+	// its table, or a summary and its section.
+	windows := []window{*best}
+	var second *ranked
+	for k, r := range bySection {
+		if k == keyOf(units[best.from]) || r.rank < secondRatio*bestRank || r.w.score < minScore {
+			continue
+		}
+		if second == nil || r.rank > second.rank || r.rank == second.rank && r.w.from < second.w.from {
+			r := r
+			second = &r
 		}
 	}
+	if second != nil && !sameText(units, *best, second.w) {
+		windows = append(windows, second.w)
+	}
+	picked := map[*unit]bool{}
+	for _, w := range windows {
+		first := units[w.from]
+		for _, u := range units[w.from:w.to] {
+			picked[u] = true
+		}
+		// The strong units of the window's section.
+		for _, u := range units {
+			if keyOf(u) == keyOf(first) && u.score >= keep*w.score && u.score >= minScore*keep/keepRatio {
+				picked[u] = true
+			}
+		}
+	}
+	// Whatever list or code block a quoted line introduces.
 	for i, u := range units {
 		if !picked[u] || !strings.HasSuffix(strings.TrimSpace(u.text), ":") {
 			continue
@@ -226,8 +265,10 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 		byScore := append([]*unit(nil), sel...)
 		sort.SliceStable(byScore, func(a, b int) bool { return byScore[a].score > byScore[b].score })
 		keep := map[*unit]bool{}
-		for _, u := range units[best.from:best.to] {
-			keep[u] = true
+		for _, w := range windows {
+			for _, u := range units[w.from:w.to] {
+				keep[u] = true
+			}
 		}
 		for _, u := range byScore {
 			if len(keep) >= maxUnits {
@@ -243,6 +284,21 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 		}
 	}
 	return sel
+}
+
+// sameText reports whether window b quotes only what window a quotes (the
+// overlap repeats a chunk's end at the start of the next).
+func sameText(units []*unit, a, b window) bool {
+	have := map[string]bool{}
+	for _, u := range units[a.from:a.to] {
+		have[u.text] = true
+	}
+	for _, u := range units[b.from:b.to] {
+		if !have[u.text] {
+			return false
+		}
+	}
+	return true
 }
 
 // pointsAtSelection reports a question with no subject of its own, only

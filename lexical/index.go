@@ -34,6 +34,8 @@ type Index struct {
 	byLen  map[int][]string  // surface words by rune length
 	n      float64
 	assoc  *associations
+	// pos is each chunk's place in the book, by id.
+	pos map[string]int
 	// chapter maps a chunk's ChapterPath to the stems used anywhere in
 	// that chapter.
 	chapter map[string]map[string]bool
@@ -57,8 +59,10 @@ func New(chunks []rag.Chunk) *Index {
 		byLen:   map[int][]string{},
 		n:       float64(len(chunks)),
 		chapter: map[string]map[string]bool{},
+		pos:     map[string]int{},
 	}
 	for i, c := range chunks {
+		ix.pos[c.ID] = i
 		d := doc{terms: map[string]int{}, head: map[string]bool{}}
 		for _, t := range tokenize(c.Text) {
 			if stopwords[t.word] {
