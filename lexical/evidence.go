@@ -38,27 +38,31 @@ const (
 // Evidence thresholds. A unit must hold most of the question's
 // information, counting what its heading and lead-in say, to be quoted.
 const (
-	// minSection: the units under one heading must hold this share of the
-	// question's information between them.
-	minSection = 0.65
-	// minWindow: and up to three consecutive units of it at least this.
+	// minWindow: the best window (up to three consecutive units of one
+	// section) must hold this share of the question's information,
+	// counting what its headings and lead-in say.
 	minWindow = 0.45
 	// minSelected is the same bar for a reader's selection, which must
 	// also state two of the question's words itself: "not merely a shared
 	// word".
-	minSelected   = 0.45
+	minSelected = 0.45
+
 	headingCredit = 0.7
 	sectionCredit = 0.5
 	chunkCredit   = 0.25
 	leadCredit    = 0.7
+
 	// keepRatio: other units of the same section are quoted when they
-	// score at least this share of the best one.
-	keepRatio = 0.6
+	// score at least this share of the best one; selectedKeepRatio is the
+	// same for a selection, where more of the text is worth quoting.
+	keepRatio         = 0.6
+	selectedKeepRatio = 0.3
 	// secondRatio: another section is quoted too when its best window
 	// ranks within this share of the best.
-	secondRatio       = 0.9
-	selectedKeepRatio = 0.3
-	maxUnits          = 8
+	secondRatio = 0.9
+	maxUnits    = 8
+	// maxListItems: lists up to this long are quoted whole.
+	maxListItems = 5
 )
 
 // Evidence returns the passages of the chunks that answer the question,
@@ -207,10 +211,16 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 			}
 		}
 	}
+	if debugBest != nil {
+		if best != nil {
+			debugBest(best.score)
+		} else {
+			debugBest(-1)
+		}
+	}
 	if best == nil {
 		return nil
 	}
-	LastBest = best.score
 	// Quote the best window and, when another section's best comes
 	// close, that one too: an answer is often split between a rule and
 	// its table, or a summary and its section.
@@ -238,6 +248,25 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 		for _, u := range units {
 			if keyOf(u) == keyOf(first) && u.score >= keep*w.score && u.score >= minScore*keep/keepRatio {
 				picked[u] = true
+			}
+		}
+	}
+	// A quoted list item brings its siblings when the list is short: a list
+	// is read whole ("Spring between motor and output" needs "Lower
+	// bandwidth but inherent force sensing").
+	for _, u := range units {
+		if !picked[u] || u.kind != item || u.lead == "" {
+			continue
+		}
+		var siblings []*unit
+		for _, v := range units {
+			if v.chunk == u.chunk && v.kind == item && v.lead == u.lead && keyOf(v) == keyOf(u) {
+				siblings = append(siblings, v)
+			}
+		}
+		if len(siblings) <= maxListItems {
+			for _, v := range siblings {
+				picked[v] = true
 			}
 		}
 	}
@@ -463,5 +492,5 @@ func hasNewNumber(text string, qnums map[string]bool) bool {
 	return false
 }
 
-// LastBest is a debugging aid for the scratch harness.
-var LastBest float64
+// debugBest, when set by a test, hears the best window's score.
+var debugBest func(float64)

@@ -200,8 +200,25 @@ func isMisspeltFunctionWord(w string) bool {
 
 func (ix *Index) term(word, stem string) qterm {
 	qt := qterm{word: word, stem: stem, weight: ix.idf(stem), known: true}
-	qt.related = ix.assoc.of(stem)
+	qt.related = append(ix.compoundHead(word), ix.assoc.of(stem)...)
 	return qt
+}
+
+// compoundHead splits a compound word the book also writes in parts
+// ("timestamp" = "time" + "stamp"): a text holding the head, the last
+// part, partly matches the compound.
+func (ix *Index) compoundHead(word string) []related {
+	rs := []rune(word)
+	for i := 3; i <= len(rs)-4; i++ {
+		a, b := string(rs[:i]), string(rs[i:])
+		if _, ok := ix.vocab[a]; !ok {
+			continue
+		}
+		if s, ok := ix.vocab[b]; ok && s != stem(word) {
+			return []related{{stem: s, strength: compoundCredit}}
+		}
+	}
+	return nil
 }
 
 func splitLetterDigit(w string) []string {
@@ -346,6 +363,9 @@ func calibrated(coverage float64) float64 {
 		return 0.7 + (coverage-0.6)*(0.3/0.4)
 	}
 }
+
+// compoundCredit is what the head of a compound is worth for the whole.
+const compoundCredit = 0.7
 
 // chapterCredit is what a question word is worth when the chunk lacks it
 // but its chapter uses it: the passage is read in that chapter's context.
