@@ -396,7 +396,11 @@ var definitionShape = regexp.MustCompile(`^(?:(?:A|An|The)\s+)?((?:[\w./-]+\s+){
 // blocks unless the reader asked for code.
 func unitPrior(u *unit, wantsCode bool) float64 {
 	p := 1.0
-	if summaryHeading(u.heading.Text) {
+	switch {
+	case goalHeading(u.heading.Text):
+		// Objectives say what a chapter will teach, never the answer.
+		p *= 0.5
+	case summaryHeading(u.heading.Text):
 		p *= 0.8
 	}
 	switch u.kind {
@@ -413,9 +417,19 @@ func unitPrior(u *unit, wantsCode bool) float64 {
 	return p
 }
 
+func goalHeading(h string) bool {
+	h = strings.ToLower(h)
+	for _, w := range []string{"learning objective", "learning outcome", "chapter goal", "module goal", "you will learn", "objectives"} {
+		if strings.Contains(h, w) {
+			return true
+		}
+	}
+	return false
+}
+
 func summaryHeading(h string) bool {
 	h = strings.ToLower(h)
-	for _, w := range []string{"learning objective", "chapter goal", "module goal", "summary", "key takeaway", "overview", "key concepts", "introduction"} {
+	for _, w := range []string{"summary", "key takeaway", "overview", "key concepts", "introduction", "recap"} {
 		if strings.Contains(h, w) {
 			return true
 		}
