@@ -5,8 +5,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/textbook-rag/rag"
@@ -120,12 +122,19 @@ func BenchmarkAsk(b *testing.B) {
 		reqs[i].Normalize()
 	}
 	ctx := context.Background()
+	lat := make([]time.Duration, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
 		if _, err := app.Tutor.Ask(ctx, reqs[i%len(reqs)], nil); err != nil {
 			b.Fatal(err)
 		}
+		lat[i] = time.Since(t0)
 	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1000, "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1000, "p99-µs")
 }
 
 // BenchmarkIngest measures reading, chunking and indexing the shared
