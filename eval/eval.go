@@ -4,6 +4,7 @@ package eval
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +12,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -50,14 +50,19 @@ func expectOf(category string) (string, bool) {
 	return "", false
 }
 
-// Validate checks a question against the format.
+// Validate checks a question against the format (FORMAT.md): every
+// field the question's expect and category need, nothing they forbid.
 func (q Question) Validate() error {
-	switch {
-	case strings.TrimSpace(q.ID) == "":
+	if strings.TrimSpace(q.ID) == "" {
 		return errors.New("id is empty")
-	case utf8.RuneCountInString(q.Question) < 1 || utf8.RuneCountInString(q.Question) > rag.MaxQuestionChars:
-		return fmt.Errorf("%s: question must have 1-%d characters", q.ID, rag.MaxQuestionChars)
-	case q.Expect != "answer" && q.Expect != "refuse":
+	}
+	if n := utf8.RuneCountInString(strings.TrimSpace(q.Question)); n < 1 || n > rag.MaxQuestionChars {
+		return fmt.Errorf("%s: question has %d characters; it must have 1-%d", q.ID, n, rag.MaxQuestionChars)
+	}
+	if n := utf8.RuneCountInString(q.SelectedText); n > rag.MaxSelectedTextChars {
+		return fmt.Errorf("%s: selected_text has %d characters; the limit is %d", q.ID, n, rag.MaxSelectedTextChars)
+	}
+	if q.Expect != "answer" && q.Expect != "refuse" {
 		return fmt.Errorf("%s: expect must be answer or refuse, not %q", q.ID, q.Expect)
 	}
 	want, ok := expectOf(q.Category)
@@ -67,51 +72,67 @@ func (q Question) Validate() error {
 	if want != q.Expect {
 		return fmt.Errorf("%s: category %s expects %s", q.ID, q.Category, want)
 	}
+	selected := strings.TrimSpace(q.SelectedText) != ""
+	if wantSel := strings.HasPrefix(q.Category, "selected_"); selected != wantSel {
+		if wantSel {
+			return fmt.Errorf("%s: category %s needs selected_text", q.ID, q.Category)
+		}
+		return fmt.Errorf("%s: category %s takes no selected_text", q.ID, q.Category)
+	}
 	for _, r := range q.Reasons {
 		if !slices.Contains(rag.RefusalReasons, rag.RefusalReason(r)) {
 			return fmt.Errorf("%s: unknown refusal reason %q", q.ID, r)
 		}
 	}
-	if q.Expect == "refuse" && len(q.Reasons) == 0 {
-		return fmt.Errorf("%s: a refusal needs its reasons", q.ID)
+	if q.Expect == "refuse" {
+		if len(q.Reasons) == 0 {
+			return fmt.Errorf("%s: a refusal needs its reasons", q.ID)
+		}
+		return nil
 	}
-	if q.Expect == "answer" {
-		if len(q.AnswerTerms) == 0 {
-			return fmt.Errorf("%s: an answer needs answer_terms", q.ID)
+	if len(q.Reasons) != 0 {
+		return fmt.Errorf("%s: an answer takes no reasons", q.ID)
+	}
+	if len(q.AnswerTerms) == 0 {
+		return fmt.Errorf("%s: an answer needs answer_terms", q.ID)
+	}
+	for _, t := range q.AnswerTerms {
+		if len(alternatives(t)) == 0 {
+			return fmt.Errorf("%s: empty answer_terms entry %q", q.ID, t)
 		}
-		if q.SelectedText == "" && (q.GoldChapter == "" || q.GoldHeading == "") {
-			return fmt.Errorf("%s: an answer without selected_text needs gold_chapter and gold_heading", q.ID)
-		}
+	}
+	if !selected && (strings.TrimSpace(q.GoldChapter) == "" || strings.TrimSpace(q.GoldHeading) == "") {
+		return fmt.Errorf("%s: an answer without selected_text needs gold_chapter and gold_heading", q.ID)
 	}
 	return nil
 }
 
-// ReadQuestions reads a JSON Lines question file; errors name the line.
+// ReadQuestions reads a JSON Lines question file, skipping blank lines.
+// Every line is validated; an error names its line ("line 7: ...").
 func ReadQuestions(r io.Reader) ([]Question, error) {
 	var qs []Question
-	seen := map[string]bool{}
+	firstLine := map[string]int{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<22)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
+	n := 0
+	for sc.Scan() {
+		n++
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
 			continue
 		}
-		var q Question
-		if err := json.Unmarshal([]byte(line), &q); err != nil {
+		q, err := parseQuestion(line)
+		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
-		if err := q.Validate(); err != nil {
-			return nil, fmt.Errorf("line %d: %w", n, err)
+		if first, dup := firstLine[q.ID]; dup {
+			return nil, fmt.Errorf("line %d: duplicate id %s (first on line %d)", n, q.ID, first)
 		}
-		if seen[q.ID] {
-			return nil, fmt.Errorf("line %d: duplicate id %s", n, q.ID)
-		}
-		seen[q.ID] = true
+		firstLine[q.ID] = n
 		qs = append(qs, q)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("line %d: %w", n+1, err)
 	}
 	if len(qs) == 0 {
 		return nil, errors.New("no questions")
@@ -119,7 +140,22 @@ func ReadQuestions(r io.Reader) ([]Question, error) {
 	return qs, nil
 }
 
-// ReadQuestionsFile reads a question file from disk.
+// parseQuestion decodes one line strictly: a misspelt field name is an
+// error, not a silently empty field.
+func parseQuestion(line []byte) (Question, error) {
+	var q Question
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&q); err != nil {
+		return q, err
+	}
+	if dec.More() {
+		return q, errors.New("more than one JSON value on the line")
+	}
+	return q, q.Validate()
+}
+
+// ReadQuestionsFile reads a question file from disk; errors name the file.
 func ReadQuestionsFile(path string) ([]Question, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -135,43 +171,58 @@ func ReadQuestionsFile(path string) ([]Question, error) {
 
 // Result is the outcome of one question.
 type Result struct {
-	ID            string        `json:"id"`
-	Category      string        `json:"category"`
-	Expect        string        `json:"expect"`
-	Got           string        `json:"got"`
-	RefusalReason string        `json:"refusal_reason,omitempty"`
-	Correct       bool          `json:"correct"`
-	Why           string        `json:"why,omitempty"`
-	MaxScore      float64       `json:"max_source_score"`
-	Latency       time.Duration `json:"latency_ns"`
+	ID       string `json:"id"`
+	Category string `json:"category"`
+	Expect   string `json:"expect"`
+	// Got is what the tutor did: "answer" or "refuse".
+	Got           string `json:"got"`
+	RefusalReason string `json:"refusal_reason,omitempty"`
+	Correct       bool   `json:"correct"`
+	// Why says in a few words what was wrong; empty when correct.
+	Why string `json:"why,omitempty"`
+	// MaxScore is the best score among the response's sources (0 for a
+	// refusal, which carries none).
+	MaxScore float64       `json:"max_source_score"`
+	Latency  time.Duration `json:"latency_ns"`
 }
 
-// Run asks every question and scores the responses. chunk looks a source's
-// chunk up by id, for its chapter path and headings.
+// sessionID is a question's fixed session: the same id always talks in the
+// same session, so runs are repeatable and never share history.
+func sessionID(questionID string) string {
+	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("textbook-rag-eval:"+questionID)).String()
+}
+
+// Run asks every question (with a nil stream) and scores the responses.
+// chunk looks a source's chunk up by id, for its chapter path and
+// headings. A tutor error stops the run: a refusal is a response, never an
+// error, so an error means the system under test is broken.
 func Run(ctx context.Context, tutor rag.Tutor, qs []Question, chunk func(id string) (rag.Chunk, bool)) (*Report, error) {
-	rep := &Report{}
+	rep := &Report{Results: make([]Result, 0, len(qs))}
 	for _, q := range qs {
-		req := rag.ChatRequest{
-			Question:     q.Question,
-			SelectedText: q.SelectedText,
-			SessionID:    uuid.NewSHA1(uuid.NameSpaceURL, []byte("textbook-rag-eval:"+q.ID)).String(),
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
+		req := rag.ChatRequest{Question: q.Question, SelectedText: q.SelectedText, SessionID: sessionID(q.ID)}
 		if err := req.Normalize(); err != nil {
 			return nil, fmt.Errorf("%s: %w", q.ID, err)
 		}
 		start := time.Now()
 		resp, err := tutor.Ask(ctx, req, nil)
+		latency := time.Since(start)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", q.ID, err)
 		}
 		r := Score(q, resp, chunk)
-		r.Latency = time.Since(start)
+		r.Latency = latency
 		rep.Results = append(rep.Results, r)
 	}
 	return rep, nil
 }
 
-// Score judges one response as FORMAT.md says.
+// Score judges one response as FORMAT.md says: the response must refuse
+// or answer as expected; a refusal must carry one of the listed reasons;
+// an answer must contain every answer term and, without selected text,
+// cite a source in the gold chapter under the gold heading.
 func Score(q Question, resp rag.ChatResponse, chunk func(id string) (rag.Chunk, bool)) Result {
 	r := Result{ID: q.ID, Category: q.Category, Expect: q.Expect, Got: "answer"}
 	for _, s := range resp.Sources {
@@ -179,6 +230,7 @@ func Score(q Question, resp rag.ChatResponse, chunk func(id string) (rag.Chunk, 
 	}
 	if resp.WasRefusal {
 		r.Got = "refuse"
+		r.RefusalReason = "(none)"
 		if resp.RefusalReason != nil {
 			r.RefusalReason = string(*resp.RefusalReason)
 		}
@@ -188,9 +240,11 @@ func Score(q Question, resp rag.ChatResponse, chunk func(id string) (rag.Chunk, 
 		r.Why = "refused: " + r.RefusalReason
 	case r.Got != q.Expect:
 		r.Why = "answered a question that must be refused"
-	case r.Got == "refuse" && !slices.Contains(q.Reasons, r.RefusalReason):
-		r.Why = "wrong reason " + r.RefusalReason + " (want " + strings.Join(q.Reasons, "|") + ")"
-	case r.Got == "answer":
+	case r.Got == "refuse":
+		if !slices.Contains(q.Reasons, r.RefusalReason) {
+			r.Why = "wrong reason " + r.RefusalReason + " (want " + strings.Join(q.Reasons, "|") + ")"
+		}
+	default:
 		if t := missingTerm(resp.Answer, q.AnswerTerms); t != "" {
 			r.Why = fmt.Sprintf("missing term %q", t)
 		} else if q.SelectedText == "" && !hasGoldSource(q, resp.Sources, chunk) {
@@ -201,12 +255,26 @@ func Score(q Question, resp rag.ChatResponse, chunk func(id string) (rag.Chunk, 
 	return r
 }
 
+// alternatives splits an answer_terms entry on "|" into its trimmed,
+// non-empty alternatives.
+func alternatives(term string) []string {
+	var alts []string
+	for _, a := range strings.Split(term, "|") {
+		if a = strings.TrimSpace(a); a != "" {
+			alts = append(alts, a)
+		}
+	}
+	return alts
+}
+
+// missingTerm returns the first entry none of whose alternatives occurs in
+// the answer (case-insensitively), or "" when every entry matches.
 func missingTerm(answer string, terms []string) string {
 	low := strings.ToLower(answer)
 	for _, t := range terms {
 		hit := false
-		for _, alt := range strings.Split(t, "|") {
-			if alt = strings.ToLower(strings.TrimSpace(alt)); alt != "" && strings.Contains(low, alt) {
+		for _, alt := range alternatives(t) {
+			if strings.Contains(low, strings.ToLower(alt)) {
 				hit = true
 				break
 			}
@@ -228,11 +296,13 @@ func normHeading(h string) string {
 	return strings.ToLower(h)
 }
 
+// hasGoldSource reports whether a source's chunk lies in the gold chapter
+// and the source's heading, or a heading the chunk holds, is the gold one.
 func hasGoldSource(q Question, sources []rag.Source, chunk func(string) (rag.Chunk, bool)) bool {
 	gold := normHeading(q.GoldHeading)
 	for _, s := range sources {
 		c, ok := chunk(s.ChunkID)
-		if !ok || c.ChapterPath != q.GoldChapter {
+		if !ok || c.ChapterPath != strings.TrimSpace(q.GoldChapter) {
 			continue
 		}
 		if normHeading(s.SectionHeading) == gold {
@@ -247,133 +317,18 @@ func hasGoldSource(q Question, sources []rag.Source, chunk func(string) (rag.Chu
 	return false
 }
 
+// describe lists where the sources point, for a wrong answer's why.
 func describe(sources []rag.Source, chunk func(string) (rag.Chunk, bool)) string {
 	var parts []string
 	for _, s := range sources {
-		path := s.ChapterID
+		path := s.ChapterID + " (chunk " + s.ChunkID + " unknown)"
 		if c, ok := chunk(s.ChunkID); ok {
 			path = c.ChapterPath
 		}
 		parts = append(parts, path+" › "+s.SectionHeading)
 	}
 	if len(parts) == 0 {
-		return "none"
+		return "no sources"
 	}
 	return strings.Join(parts, "; ")
-}
-
-// Row is one category's tally.
-type Row struct {
-	Category string  `json:"category"`
-	Expect   string  `json:"expect"`
-	Total    int     `json:"total"`
-	Correct  int     `json:"correct"`
-	Rate     float64 `json:"rate"`
-}
-
-// Check is one acceptance bar of the issue.
-type Check struct {
-	Name   string  `json:"name"`
-	Rate   float64 `json:"rate"`
-	Bar    float64 `json:"bar"`
-	Total  int     `json:"total"`
-	Passed bool    `json:"passed"`
-}
-
-// Report is the outcome of a run.
-type Report struct {
-	Results []Result `json:"results"`
-}
-
-// Rows tallies the results per category, in the format's order.
-func (r *Report) Rows() []Row {
-	var rows []Row
-	for _, c := range Categories {
-		row := Row{Category: c.Name, Expect: c.Expect}
-		for _, res := range r.Results {
-			if res.Category == c.Name {
-				row.Total++
-				if res.Correct {
-					row.Correct++
-				}
-			}
-		}
-		if row.Total > 0 {
-			row.Rate = float64(row.Correct) / float64(row.Total)
-			rows = append(rows, row)
-		}
-	}
-	return rows
-}
-
-func (r *Report) tally(keep func(Result) bool) (correct, total int) {
-	for _, res := range r.Results {
-		if keep(res) {
-			total++
-			if res.Correct {
-				correct++
-			}
-		}
-	}
-	return
-}
-
-func rate(c, t int) float64 {
-	if t == 0 {
-		return 1
-	}
-	return float64(c) / float64(t)
-}
-
-// Checks are the issue's acceptance bars; a bar with no question passes.
-func (r *Report) Checks() []Check {
-	mk := func(name string, bar float64, keep func(Result) bool) Check {
-		c, t := r.tally(keep)
-		return Check{Name: name, Rate: rate(c, t), Bar: bar, Total: t, Passed: rate(c, t) >= bar}
-	}
-	checks := []Check{
-		mk("answerable correct", 0.90, func(x Result) bool { return x.Expect == "answer" }),
-		mk("off_domain refused", 1.00, func(x Result) bool { return x.Category == "off_domain" }),
-	}
-	for _, cat := range []string{"out_of_scope_pattern", "in_domain_uncovered", "selected_insufficient"} {
-		cat := cat
-		checks = append(checks, mk(cat+" refused", 0.95, func(x Result) bool { return x.Category == cat }))
-	}
-	checks = append(checks, mk("selected-text correct", 0.95, func(x Result) bool { return strings.HasPrefix(x.Category, "selected_") }))
-	return checks
-}
-
-// Passed reports whether every acceptance bar is met.
-func (r *Report) Passed() bool {
-	for _, c := range r.Checks() {
-		if !c.Passed {
-			return false
-		}
-	}
-	return true
-}
-
-// OutOfScopeReasons counts the reasons out_of_scope_pattern questions were
-// refused with: those that passed the score gates must carry out_of_scope.
-func (r *Report) OutOfScopeReasons() map[string]int {
-	m := map[string]int{}
-	for _, res := range r.Results {
-		if res.Category == "out_of_scope_pattern" && res.Got == "refuse" {
-			m[res.RefusalReason]++
-		}
-	}
-	return m
-}
-
-// Latency returns the median and 95th percentile per question.
-func (r *Report) Latency() (p50, p95 time.Duration) {
-	if len(r.Results) == 0 {
-		return 0, 0
-	}
-	ls := make([]time.Duration, len(r.Results))
-	for i, res := range r.Results {
-		ls[i] = res.Latency
-	}
-	sort.Slice(ls, func(i, j int) bool { return ls[i] < ls[j] })
-	return ls[len(ls)/2], ls[len(ls)*95/100]
 }

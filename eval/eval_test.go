@@ -3,41 +3,90 @@ package eval
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/textbook-rag/rag"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+// chunks is the test book: c1 holds a section and one of its
+// sub-sections, c2 and c3 other sections.
 var chunks = map[string]rag.Chunk{
-	"c1": {ID: "c1", ChapterPath: "module-1/sensors", SectionHeading: "IMU", Headings: []rag.Heading{{Text: "IMU"}, {Text: "Drift {#drift}"}}},
+	"c1": {ID: "c1", ChapterPath: "module-1/sensors", SectionHeading: "IMU {#imu}",
+		Headings: []rag.Heading{{Level: 2, Text: "IMU {#imu}"}, {Level: 3, Text: "Drift"}}},
 	"c2": {ID: "c2", ChapterPath: "module-2/topics", SectionHeading: "QoS"},
+	"c3": {ID: "c3", ChapterPath: "module-2/topics", SectionHeading: "Publishers"},
 }
 
 func lookup(id string) (rag.Chunk, bool) { c, ok := chunks[id]; return c, ok }
 
+// answer builds an answer citing the chunks; a source's heading is its
+// chunk's section heading, as the tutor reports it.
 func answer(text string, ids ...string) rag.ChatResponse {
-	var src []rag.Source
-	for _, id := range ids {
-		src = append(src, rag.Source{ChunkID: id, SectionHeading: chunks[id].SectionHeading, Score: 0.8})
+	src := []rag.Source{}
+	for i, id := range ids {
+		src = append(src, rag.Source{ChunkID: id, ChapterID: "ch-" + id, SectionHeading: chunks[id].SectionHeading, Score: 0.9 - 0.1*float64(i)})
 	}
 	return rag.ChatResponse{Answer: text, Sources: src}
 }
 
-func refusal(reason rag.RefusalReason) rag.ChatResponse { return rag.Refusal(reason, "no", "s") }
+func refusal(reason rag.RefusalReason) rag.ChatResponse {
+	return rag.Refusal(reason, "I can't answer that.", "")
+}
+
+// scriptedTutor returns a canned response per question id, which it
+// recovers from the request's fixed session id.
+type scriptedTutor struct {
+	byID map[string]rag.ChatResponse
+	reqs []rag.ChatRequest
+	fail string // id whose Ask returns an error
+}
+
+func (s *scriptedTutor) Ask(ctx context.Context, req rag.ChatRequest, stream rag.Stream) (rag.ChatResponse, error) {
+	if stream != nil {
+		return rag.ChatResponse{}, errors.New("eval must not stream")
+	}
+	s.reqs = append(s.reqs, req)
+	for id, resp := range s.byID {
+		if sessionID(id) == req.SessionID {
+			if id == s.fail {
+				return rag.ChatResponse{}, errors.New("generator down")
+			}
+			resp.SessionID = req.SessionID
+			return resp, nil
+		}
+	}
+	return rag.ChatResponse{}, fmt.Errorf("no script for session %s", req.SessionID)
+}
+
+var (
+	qAns = Question{ID: "ans", Question: "  How far?  ", Expect: "answer", Category: "factual",
+		GoldChapter: "module-1/sensors", GoldHeading: "IMU", AnswerTerms: []string{"10 cm | ten centimetres", "Drift"}}
+	qSub = Question{ID: "sub", Question: "What drifts?", Expect: "answer", Category: "definition",
+		GoldChapter: "module-1/sensors", GoldHeading: "drift {#drift}", AnswerTerms: []string{"bias"}}
+	qOff = Question{ID: "off", Question: "Best pasta?", Expect: "refuse", Category: "off_domain",
+		Reasons: []string{"empty_retrieval", "insufficient_context"}}
+	qOOS = Question{ID: "oos", Question: "How do I tune a PID?", Expect: "refuse", Category: "out_of_scope_pattern",
+		Reasons: []string{"out_of_scope", "empty_retrieval", "insufficient_context"}}
+	qSel = Question{ID: "sel", Question: "When?", SelectedText: "It was captured at noon.", Expect: "answer",
+		Category: "selected_sufficient", AnswerTerms: []string{"noon"}}
+	qSelNo = Question{ID: "selno", Question: "Who?", SelectedText: "It was captured at noon.", Expect: "refuse",
+		Category: "selected_insufficient", Reasons: []string{"selected_text_insufficient"}}
+)
 
 func TestScore(t *testing.T) {
-	ans := Question{ID: "a", Expect: "answer", Category: "factual", GoldChapter: "module-1/sensors", GoldHeading: "IMU", AnswerTerms: []string{"10 cm|ten centimetres", "drift"}}
-	sub := ans
-	sub.GoldHeading = "drift"
-	ref := Question{ID: "r", Expect: "refuse", Category: "off_domain", Reasons: []string{"empty_retrieval", "insufficient_context"}}
-	sel := Question{ID: "s", Expect: "answer", Category: "selected_sufficient", SelectedText: "x", AnswerTerms: []string{"captured"}}
+	other := qAns
+	other.GoldChapter, other.GoldHeading = "module-2/topics", "Publishers"
 	tests := []struct {
 		name    string
 		q       Question
@@ -45,16 +94,27 @@ func TestScore(t *testing.T) {
 		correct bool
 		why     string
 	}{
-		{"answer with terms and gold", ans, answer("It moves TEN CENTIMETRES and Drift grows.", "c1"), true, ""},
-		{"alternative term", ans, answer("10 cm of drift", "c2", "c1"), true, ""},
-		{"missing term", ans, answer("10 cm", "c1"), false, `missing term "drift"`},
-		{"wrong source", ans, answer("10 cm drift", "c2"), false, "no source at module-1/sensors › IMU (got: module-2/topics › QoS)"},
-		{"gold sub-heading inside the chunk", sub, answer("10 cm drift", "c1"), true, ""},
-		{"refused an answerable question", ans, refusal(rag.EmptyRetrieval), false, "refused: empty_retrieval"},
-		{"refusal with a listed reason", ref, refusal(rag.InsufficientContext), true, ""},
-		{"refusal with another reason", ref, refusal(rag.OutOfScope), false, "wrong reason out_of_scope (want empty_retrieval|insufficient_context)"},
-		{"answered what must be refused", ref, answer("banana", "c1"), false, "answered a question that must be refused"},
-		{"selected needs no source", sel, answer("when the data was captured"), true, ""},
+		{"terms and gold source", qAns, answer("It moves 10 cm and drift grows.", "c1"), true, ""},
+		{"second alternative, trimmed", qAns, answer("ten centimetres of drift", "c1"), true, ""},
+		{"terms case-insensitive", qAns, answer("TEN CENTIMETRES, DRIFT", "c1"), true, ""},
+		{"missing term", qAns, answer("10 cm", "c1"), false, `missing term "Drift"`},
+		{"term alternatives all missing", qAns, answer("a metre of drift", "c1"), false, `missing term "10 cm | ten centimetres"`},
+		{"gold among several sources", qAns, answer("10 cm drift", "c2", "c1"), true, ""},
+		{"gold via source heading, anchor removed", other, answer("10 cm drift", "c3"), true, ""},
+		{"gold via the chunk's sub-heading", qSub, answer("BIAS", "c1"), true, ""},
+		{"right heading, wrong chapter", other, answer("10 cm drift", "c1"), false, "no source at module-2/topics › Publishers (got: module-1/sensors › IMU {#imu})"},
+		{"wrong source", qAns, answer("10 cm drift", "c2"), false, "no source at module-1/sensors › IMU (got: module-2/topics › QoS)"},
+		{"unknown chunk", qAns, answer("10 cm drift", "zz"), false, "no source at module-1/sensors › IMU (got: ch-zz (chunk zz unknown) › )"},
+		{"no sources", qAns, answer("10 cm drift"), false, "no source at module-1/sensors › IMU (got: no sources)"},
+		{"refused an answerable question", qAns, refusal(rag.EmptyRetrieval), false, "refused: empty_retrieval"},
+		{"refusal with a listed reason", qOff, refusal(rag.InsufficientContext), true, ""},
+		{"refusal with another reason", qOff, refusal(rag.OutOfScope), false, "wrong reason out_of_scope (want empty_retrieval|insufficient_context)"},
+		{"refusal without a reason", qOff, rag.ChatResponse{WasRefusal: true}, false, "wrong reason (none) (want empty_retrieval|insufficient_context)"},
+		{"answered what must be refused", qOff, answer("Carbonara.", "c2"), false, "answered a question that must be refused"},
+		{"selected text needs no source", qSel, answer("At NOON."), true, ""},
+		{"selected text still needs the terms", qSel, answer("At dawn."), false, `missing term "noon"`},
+		{"selected insufficient, right reason", qSelNo, refusal(rag.SelectedTextInsufficient), true, ""},
+		{"selected insufficient, wrong reason", qSelNo, refusal(rag.InsufficientContext), false, "wrong reason insufficient_context (want selected_text_insufficient)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,16 +126,121 @@ func TestScore(t *testing.T) {
 	}
 }
 
+func TestRun(t *testing.T) {
+	qs := []Question{qAns, qSub, qOff, qOOS, qSel, qSelNo}
+	tutor := &scriptedTutor{byID: map[string]rag.ChatResponse{
+		"ans":   answer("10 cm of drift", "c2", "c1"),
+		"sub":   answer("no idea", "c1"),
+		"off":   refusal(rag.EmptyRetrieval),
+		"oos":   refusal(rag.InsufficientContext),
+		"sel":   refusal(rag.SelectedTextInsufficient),
+		"selno": refusal(rag.SelectedTextInsufficient),
+	}}
+	rep, err := Run(context.Background(), tutor, qs, lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Result{
+		{ID: "ans", Category: "factual", Expect: "answer", Got: "answer", Correct: true, MaxScore: 0.9},
+		{ID: "sub", Category: "definition", Expect: "answer", Got: "answer", Why: `missing term "bias"`, MaxScore: 0.9},
+		{ID: "off", Category: "off_domain", Expect: "refuse", Got: "refuse", RefusalReason: "empty_retrieval", Correct: true},
+		{ID: "oos", Category: "out_of_scope_pattern", Expect: "refuse", Got: "refuse", RefusalReason: "insufficient_context", Correct: true},
+		{ID: "sel", Category: "selected_sufficient", Expect: "answer", Got: "refuse", RefusalReason: "selected_text_insufficient", Why: "refused: selected_text_insufficient"},
+		{ID: "selno", Category: "selected_insufficient", Expect: "refuse", Got: "refuse", RefusalReason: "selected_text_insufficient", Correct: true},
+	}
+	if len(rep.Results) != len(want) {
+		t.Fatalf("%d results, want %d", len(rep.Results), len(want))
+	}
+	for i, got := range rep.Results {
+		if got.Latency <= 0 {
+			t.Errorf("%s: latency %v not measured", got.ID, got.Latency)
+		}
+		got.Latency = 0
+		if got != want[i] {
+			t.Errorf("result %d =\n  %+v\nwant\n  %+v", i, got, want[i])
+		}
+	}
+
+	// The requests: normalized, the selection passed on, one fixed UUID
+	// session per question.
+	if q := tutor.reqs[0].Question; q != "How far?" {
+		t.Errorf("question %q not normalized", q)
+	}
+	if s := tutor.reqs[4].SelectedText; s != qSel.SelectedText {
+		t.Errorf("selected text %q not passed on", s)
+	}
+	seen := map[string]bool{}
+	for i, req := range tutor.reqs {
+		if _, err := uuid.Parse(req.SessionID); err != nil || seen[req.SessionID] {
+			t.Errorf("request %d: session %q not a fresh UUID (%v)", i, req.SessionID, err)
+		}
+		seen[req.SessionID] = true
+	}
+	again := &scriptedTutor{byID: tutor.byID}
+	if _, err := Run(context.Background(), again, qs[:1], lookup); err != nil || again.reqs[0].SessionID != tutor.reqs[0].SessionID {
+		t.Errorf("session id changed between runs: %v", err)
+	}
+
+	o := rep.Overall()
+	if o.Answerable != (Figure{1, 3, 1.0 / 3}) || o.Refusals != (Figure{3, 3, 1}) || o.All != (Figure{4, 6, 4.0 / 6}) {
+		t.Errorf("overall %+v", o)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	tutor := &scriptedTutor{byID: map[string]rag.ChatResponse{"ans": answer("x"), "off": refusal(rag.EmptyRetrieval)}, fail: "off"}
+	_, err := Run(context.Background(), tutor, []Question{qAns, qOff}, lookup)
+	if err == nil || !strings.Contains(err.Error(), "off: generator down") {
+		t.Errorf("tutor error: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, tutor, []Question{qAns}, lookup); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled run: %v", err)
+	}
+}
+
+func TestReadQuestions(t *testing.T) {
+	in := `
+{"id":"a","question":"What is ROS 2?","expect":"answer","reasons":[],"gold_chapter":"module-1/intro","gold_heading":"ROS 2 {#ros2}","answer_terms":["middleware|framework"],"category":"definition","note":"n"}
+
+{"id":"b","question":"Why?","selected_text":"Because.","expect":"refuse","reasons":["selected_text_insufficient"],"category":"selected_insufficient"}
+`
+	qs, err := ReadQuestions(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 2 || qs[0].GoldHeading != "ROS 2 {#ros2}" || qs[0].Note != "n" || qs[1].SelectedText != "Because." || qs[1].Reasons[0] != "selected_text_insufficient" {
+		t.Errorf("parsed %+v", qs)
+	}
+}
+
 func TestReadQuestionsErrors(t *testing.T) {
-	good := `{"id":"q1","question":"What?","expect":"refuse","reasons":["empty_retrieval"],"category":"off_domain"}`
-	tests := []struct {
-		name, input, want string
-	}{
-		{"bad json", good + "\n{", "line 2:"},
-		{"duplicate id", good + "\n\n" + good, "line 3: duplicate id q1"},
-		{"unknown reason", `{"id":"q","question":"x","expect":"refuse","reasons":["nope"],"category":"off_domain"}`, "line 1: q: unknown refusal reason"},
-		{"answer without gold", `{"id":"q","question":"x","expect":"answer","answer_terms":["a"],"category":"factual"}`, "needs gold_chapter"},
-		{"category disagrees", `{"id":"q","question":"x","expect":"answer","answer_terms":["a"],"gold_chapter":"c","gold_heading":"h","category":"off_domain"}`, "expects refuse"},
+	ok := `{"id":"q1","question":"What?","expect":"refuse","reasons":["empty_retrieval"],"category":"off_domain"}`
+	line := func(fields string) string {
+		return `{"id":"q","question":"x",` + fields + `}`
+	}
+	ans := `"expect":"answer","answer_terms":["a"],"gold_chapter":"c","gold_heading":"h","category":"factual"`
+	tests := []struct{ name, input, want string }{
+		{"bad json", ok + "\n{", "line 2: "},
+		{"unknown field", ok + "\n" + line(ans+`,"gold_headng":"h"`), `line 2: json: unknown field "gold_headng"`},
+		{"two values", ok + " " + ok, "line 1: more than one JSON value"},
+		{"duplicate id", ok + "\n\n" + ok, "line 3: duplicate id q1 (first on line 1)"},
+		{"empty id", `{"id":" ","question":"x","expect":"refuse","reasons":["empty_retrieval"],"category":"off_domain"}`, "line 1: id is empty"},
+		{"empty question", ok + "\n" + `{"id":"q","question":"  ",` + ans + `}`, "line 2: q: question has 0 characters"},
+		{"long question", `{"id":"q","question":"` + strings.Repeat("é", 1001) + `",` + ans + `}`, "line 1: q: question has 1001 characters"},
+		{"bad expect", line(`"expect":"maybe","category":"factual"`), `line 1: q: expect must be answer or refuse, not "maybe"`},
+		{"unknown category", line(`"expect":"refuse","reasons":["empty_retrieval"],"category":"trivia"`), `line 1: q: unknown category "trivia"`},
+		{"category disagrees", line(`"expect":"refuse","reasons":["empty_retrieval"],"category":"factual"`), "line 1: q: category factual expects answer"},
+		{"unknown reason", line(`"expect":"refuse","reasons":["nope"],"category":"off_domain"`), `line 1: q: unknown refusal reason "nope"`},
+		{"refusal without reasons", line(`"expect":"refuse","reasons":[],"category":"off_domain"`), "line 1: q: a refusal needs its reasons"},
+		{"answer with reasons", line(ans + `,"reasons":["empty_retrieval"]`), "line 1: q: an answer takes no reasons"},
+		{"answer without terms", line(`"expect":"answer","gold_chapter":"c","gold_heading":"h","category":"factual"`), "line 1: q: an answer needs answer_terms"},
+		{"blank answer term", line(`"expect":"answer","answer_terms":["a"," | "],"gold_chapter":"c","gold_heading":"h","category":"factual"`), `line 1: q: empty answer_terms entry " | "`},
+		{"answer without gold heading", line(`"expect":"answer","answer_terms":["a"],"gold_chapter":"c","category":"factual"`), "line 1: q: an answer without selected_text needs gold_chapter and gold_heading"},
+		{"answer without gold chapter", line(`"expect":"answer","answer_terms":["a"],"gold_heading":"h","category":"factual"`), "needs gold_chapter and gold_heading"},
+		{"selected category without selection", line(`"expect":"answer","answer_terms":["a"],"category":"selected_sufficient"`), "line 1: q: category selected_sufficient needs selected_text"},
+		{"selection outside the selected categories", line(ans + `,"selected_text":"t"`), "line 1: q: category factual takes no selected_text"},
 		{"empty file", "\n\n", "no questions"},
 	}
 	for _, tt := range tests {
@@ -86,44 +251,153 @@ func TestReadQuestionsErrors(t *testing.T) {
 			}
 		})
 	}
-	qs, err := ReadQuestions(strings.NewReader(good + "\n"))
-	if err != nil || len(qs) != 1 {
-		t.Fatalf("good file: %v %v", qs, err)
+}
+
+// results builds n results of a category with the first `correct` right.
+func results(category, expect string, correct, n int) []Result {
+	var rs []Result
+	for i := range n {
+		r := Result{ID: fmt.Sprintf("%s-%d", category, i), Category: category, Expect: expect, Got: expect, Correct: i < correct}
+		if expect == "refuse" {
+			r.RefusalReason = "empty_retrieval"
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+func TestChecks(t *testing.T) {
+	var rs []Result
+	rs = append(rs, results("factual", "answer", 9, 10)...)               // 90%: passes
+	rs = append(rs, results("off_domain", "refuse", 19, 20)...)           // 95%: fails the 100% bar
+	rs = append(rs, results("out_of_scope_pattern", "refuse", 19, 20)...) // 95%: passes
+	rs = append(rs, results("selected_sufficient", "answer", 9, 10)...)
+	rs = append(rs, results("selected_insufficient", "refuse", 10, 10)...) // 19/20 together: passes
+	rep := &Report{Results: rs}
+	got := map[string]bool{}
+	for _, c := range rep.Checks() {
+		got[c.Name] = c.Passed
+	}
+	want := map[string]bool{
+		"answerable correct": true, "off_domain correct": false, "out_of_scope_pattern correct": true,
+		"in_domain_uncovered correct": true /* no questions */, "selected_insufficient correct": true, "selected-text correct": true,
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("checks %v\nwant   %v", got, want)
+	}
+	if rep.Passed() {
+		t.Error("report passed with off_domain below 100%")
+	}
+
+	rep = &Report{Results: results("factual", "answer", 8, 10)}
+	if rep.Passed() {
+		t.Error("80% answerable passed the 90% bar")
 	}
 }
 
-func TestReportText(t *testing.T) {
-	rep := &Report{Results: []Result{
-		{ID: "a1", Category: "factual", Expect: "answer", Got: "answer", Correct: true},
-		{ID: "a2", Category: "factual", Expect: "answer", Got: "refuse", RefusalReason: "insufficient_context", Why: "refused: insufficient_context"},
-		{ID: "o1", Category: "off_domain", Expect: "refuse", Got: "refuse", RefusalReason: "empty_retrieval", Correct: true},
-		{ID: "p1", Category: "out_of_scope_pattern", Expect: "refuse", Got: "refuse", RefusalReason: "out_of_scope", Correct: true},
-		{ID: "s1", Category: "selected_insufficient", Expect: "refuse", Got: "refuse", RefusalReason: "selected_text_insufficient", Correct: true},
+func TestOutOfScopeAndLatency(t *testing.T) {
+	rs := results("out_of_scope_pattern", "refuse", 5, 5)
+	rs[0].RefusalReason, rs[1].RefusalReason, rs[2].RefusalReason = "out_of_scope", "out_of_scope", "insufficient_context"
+	rs[4].Got, rs[4].RefusalReason = "answer", ""
+	for i := range rs {
+		rs[i].Latency = time.Duration(i+1) * 10 * time.Millisecond
+	}
+	for i := 0; i < 15; i++ { // 20 results: 10..200 ms
+		rs = append(rs, Result{ID: fmt.Sprint("f", i), Category: "factual", Expect: "answer", Latency: time.Duration(i+6) * 10 * time.Millisecond})
+	}
+	rep := &Report{Results: rs}
+	o := rep.OutOfScope()
+	if o.Total != 5 || o.WithOutOfScope != 2 || o.Answered != 1 || fmt.Sprint(o.OtherReasons) != "map[empty_retrieval:1 insufficient_context:1]" {
+		t.Errorf("out of scope %+v", o)
+	}
+	med, p95 := rep.Latency()
+	if med != 100*time.Millisecond || p95 != 190*time.Millisecond {
+		t.Errorf("latency median %v p95 %v, want 100ms 190ms", med, p95)
+	}
+	if med, p95 := (&Report{}).Latency(); med != 0 || p95 != 0 {
+		t.Errorf("empty report latency %v %v", med, p95)
+	}
+}
+
+func goldenReport() *Report {
+	return &Report{Results: []Result{
+		{ID: "dev-001", Category: "factual", Expect: "answer", Got: "answer", Correct: true, MaxScore: 0.82, Latency: 40 * time.Millisecond},
+		{ID: "dev-004", Category: "factual", Expect: "answer", Got: "answer", Why: `missing term "10 cm"`, MaxScore: 0.77, Latency: 55 * time.Millisecond},
+		{ID: "dev-020", Category: "definition", Expect: "answer", Got: "answer", Why: "no source at module-1/x › Heading (got: module-1/y › Other)", MaxScore: 0.74, Latency: 61 * time.Millisecond},
+		{ID: "dev-030", Category: "procedural", Expect: "answer", Got: "refuse", RefusalReason: "empty_retrieval", Why: "refused: empty_retrieval", Latency: 12 * time.Millisecond},
+		{ID: "dev-070", Category: "off_domain", Expect: "refuse", Got: "refuse", RefusalReason: "empty_retrieval", Correct: true, Latency: 9 * time.Millisecond},
+		{ID: "dev-071", Category: "off_domain", Expect: "refuse", Got: "answer", Why: "answered a question that must be refused", MaxScore: 0.71, Latency: 80 * time.Millisecond},
+		{ID: "dev-080", Category: "out_of_scope_pattern", Expect: "refuse", Got: "refuse", RefusalReason: "out_of_scope", Correct: true, Latency: 20 * time.Millisecond},
+		{ID: "dev-081", Category: "out_of_scope_pattern", Expect: "refuse", Got: "refuse", RefusalReason: "insufficient_context", Correct: true, Latency: 21 * time.Millisecond},
+		{ID: "dev-110", Category: "selected_sufficient", Expect: "answer", Got: "answer", Correct: true, Latency: 30 * time.Millisecond},
+		{ID: "dev-120", Category: "selected_insufficient", Expect: "refuse", Got: "refuse", RefusalReason: "selected_text_insufficient", Correct: true, Latency: 8 * time.Millisecond},
 	}}
+}
+
+func TestWriteTextGolden(t *testing.T) {
 	var buf bytes.Buffer
-	if err := rep.WriteText(&buf, true); err != nil {
+	if err := goldenReport().WriteText(&buf, true); err != nil {
 		t.Fatal(err)
 	}
 	golden := filepath.Join("testdata", "report.golden")
 	if *update {
-		os.WriteFile(golden, buf.Bytes(), 0o644)
+		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
+		t.Fatalf("%v (run go test ./eval/ -run Golden -update)", err)
 	}
 	if buf.String() != string(want) {
-		t.Errorf("report =\n%s\nwant\n%s", buf.String(), want)
+		t.Errorf("WriteText =\n%s\nwant (%s)\n%s", buf.String(), golden, want)
 	}
-	if rep.Passed() {
-		t.Error("50% answerable passed the 90% bar")
+
+	var quiet bytes.Buffer
+	goldenReport().WriteText(&quiet, false)
+	if strings.Contains(quiet.String(), "wrong") || !strings.HasPrefix(buf.String(), quiet.String()) {
+		t.Errorf("non-verbose output must be the verbose one without the wrong list:\n%s", quiet.String())
+	}
+}
+
+func TestWriteJSON(t *testing.T) {
+	var buf bytes.Buffer
+	if err := goldenReport().WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"questions", "categories", "overall", "checks", "passed", "out_of_scope_pattern", "latency_median_ms", "latency_p95_ms", "results"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("JSON lacks %q", k)
+		}
+	}
+	var back JSONReport
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Questions != 10 || back.Passed || back.Overall.All != (Figure{6, 10, 0.6}) || back.LatencyMedianMS != 21 ||
+		back.Results[1].Why != `missing term "10 cm"` || back.OutOfScope.WithOutOfScope != 1 {
+		t.Errorf("round trip %+v", back)
+	}
+	res := m["results"].([]any)[3].(map[string]any)
+	for _, k := range []string{"id", "category", "expect", "got", "refusal_reason", "correct", "why", "max_source_score", "latency_ns"} {
+		if _, ok := res[k]; !ok {
+			t.Errorf("result JSON lacks %q: %v", k, res)
+		}
+	}
+	buf.Reset()
+	if err := (&Report{}).WriteJSON(&buf); err != nil || !strings.Contains(buf.String(), `"results": []`) {
+		t.Errorf("empty report: %v\n%s", err, buf.String())
 	}
 }
 
 func TestDevQuestionsLoad(t *testing.T) {
-	path := "../../shared/eval/dev-questions.jsonl"
+	path := filepath.Join("..", "..", "shared", "eval", "dev-questions.jsonl")
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s not present: skipping", path)
+		t.Skipf("shared question set %s not present: skipping", path)
 	}
 	qs, err := ReadQuestionsFile(path)
 	if err != nil {
@@ -131,6 +405,15 @@ func TestDevQuestionsLoad(t *testing.T) {
 	}
 	if len(qs) != 125 {
 		t.Errorf("loaded %d questions, want 125", len(qs))
+	}
+	perCat := map[string]int{}
+	for _, q := range qs {
+		perCat[q.Category]++
+	}
+	for _, c := range Categories {
+		if perCat[c.Name] == 0 {
+			t.Errorf("no %s question", c.Name)
+		}
 	}
 }
 

@@ -1,81 +1,327 @@
 package eval
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 )
 
-// WriteText prints the per-category table, the overall figures and the
-// acceptance bars; verbose adds every wrong question with the reason.
-func (r *Report) WriteText(w io.Writer, verbose bool) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "category\texpect\tcorrect\ttotal\trate\t")
-	for _, row := range r.Rows() {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%5.1f%%\t\n", row.Category, row.Expect, row.Correct, row.Total, 100*row.Rate)
-	}
-	ac, at := r.tally(func(x Result) bool { return x.Expect == "answer" })
-	rc, rt := r.tally(func(x Result) bool { return x.Expect == "refuse" })
-	oc, ot := r.tally(func(Result) bool { return true })
-	fmt.Fprintf(tw, "answerable\tanswer\t%d\t%d\t%5.1f%%\t\n", ac, at, 100*rate(ac, at))
-	fmt.Fprintf(tw, "refusals\trefuse\t%d\t%d\t%5.1f%%\t\n", rc, rt, 100*rate(rc, rt))
-	fmt.Fprintf(tw, "overall\t\t%d\t%d\t%5.1f%%\t\n", oc, ot, 100*rate(oc, ot))
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+// Report is the outcome of a run: one result per question, in file order.
+// Everything else is computed from the results.
+type Report struct {
+	Results []Result `json:"results"`
+}
 
-	fmt.Fprintln(w, "\nacceptance:")
-	for _, c := range r.Checks() {
-		mark := "PASS"
-		if !c.Passed {
-			mark = "FAIL"
-		}
-		fmt.Fprintf(w, "  %s  %-31s %5.1f%% (bar %.0f%%, %d questions)\n", mark, c.Name, 100*c.Rate, 100*c.Bar, c.Total)
-	}
-	if reasons := r.OutOfScopeReasons(); len(reasons) > 0 {
-		var parts []string
-		for k, v := range reasons {
-			parts = append(parts, fmt.Sprintf("%s %d", k, v))
-		}
-		sort.Strings(parts)
-		fmt.Fprintf(w, "  out_of_scope_pattern refusals by reason: %s\n", strings.Join(parts, ", "))
-	}
-	p50, p95 := r.Latency()
-	fmt.Fprintf(w, "  latency per question: median %s, p95 %s\n", p50, p95)
+// Row is one category's tally.
+type Row struct {
+	Category string  `json:"category"`
+	Expect   string  `json:"expect"`
+	Total    int     `json:"total"`
+	Correct  int     `json:"correct"`
+	Rate     float64 `json:"rate"`
+}
 
-	if verbose {
-		fmt.Fprintln(w, "\nwrong:")
-		for _, res := range r.Results {
-			if !res.Correct {
-				fmt.Fprintf(w, "  %s [%s] %s\n", res.ID, res.Category, res.Why)
+// Figure is a share of correct responses; Rate is 0 when Total is 0.
+type Figure struct {
+	Correct int     `json:"correct"`
+	Total   int     `json:"total"`
+	Rate    float64 `json:"rate"`
+}
+
+// Overall holds the run's headline figures.
+type Overall struct {
+	Answerable Figure `json:"answerable"` // every expect=answer question
+	Refusals   Figure `json:"refusals"`   // every expect=refuse question
+	All        Figure `json:"overall"`
+}
+
+// Check is one acceptance bar of the issue. A bar no question falls under
+// passes (Total 0) and is shown as not applicable.
+type Check struct {
+	Name    string  `json:"name"`
+	Bar     float64 `json:"bar"`
+	Correct int     `json:"correct"`
+	Total   int     `json:"total"`
+	Rate    float64 `json:"rate"`
+	Passed  bool    `json:"passed"`
+}
+
+// OutOfScope tallies how the out_of_scope_pattern questions were handled.
+// The spec wants those that pass the score gates refused with
+// out_of_scope; those the gates stop carry empty_retrieval or
+// insufficient_context, which also count as correct. Informational.
+type OutOfScope struct {
+	Total          int            `json:"total"`
+	Answered       int            `json:"answered"`
+	WithOutOfScope int            `json:"refused_out_of_scope"`
+	OtherReasons   map[string]int `json:"refused_other_reasons"`
+}
+
+func (r *Report) figure(keep func(Result) bool) Figure {
+	var f Figure
+	for _, res := range r.Results {
+		if keep(res) {
+			f.Total++
+			if res.Correct {
+				f.Correct++
 			}
 		}
 	}
-	return nil
+	if f.Total > 0 {
+		f.Rate = float64(f.Correct) / float64(f.Total)
+	}
+	return f
 }
 
-// WriteJSON prints the report for machines.
+// Rows tallies the results per category, in the format's order; a
+// category without questions has no row.
+func (r *Report) Rows() []Row {
+	var rows []Row
+	for _, c := range Categories {
+		f := r.figure(func(x Result) bool { return x.Category == c.Name })
+		if f.Total > 0 {
+			rows = append(rows, Row{Category: c.Name, Expect: c.Expect, Total: f.Total, Correct: f.Correct, Rate: f.Rate})
+		}
+	}
+	return rows
+}
+
+// Overall returns the answerable, refusal and overall figures.
+func (r *Report) Overall() Overall {
+	return Overall{
+		Answerable: r.figure(func(x Result) bool { return x.Expect == "answer" }),
+		Refusals:   r.figure(func(x Result) bool { return x.Expect == "refuse" }),
+		All:        r.figure(func(Result) bool { return true }),
+	}
+}
+
+// Acceptance bars of the issue.
+const (
+	BarAnswerable = 0.90 // every answerable question
+	BarOffDomain  = 1.00 // off_domain refused, all of them
+	BarRefusal    = 0.95 // each refusal category
+	BarSelected   = 0.95 // selected_sufficient and selected_insufficient together
+)
+
+// Checks are the issue's acceptance bars, in a fixed order.
+func (r *Report) Checks() []Check {
+	mk := func(name string, bar float64, keep func(Result) bool) Check {
+		f := r.figure(keep)
+		return Check{Name: name, Bar: bar, Correct: f.Correct, Total: f.Total, Rate: f.Rate,
+			Passed: f.Total == 0 || f.Rate >= bar-1e-9}
+	}
+	checks := []Check{
+		mk("answerable correct", BarAnswerable, func(x Result) bool { return x.Expect == "answer" }),
+		mk("off_domain correct", BarOffDomain, func(x Result) bool { return x.Category == "off_domain" }),
+	}
+	// off_domain is a refusal category too; its 100% bar covers the 95% one.
+	for _, cat := range []string{"out_of_scope_pattern", "in_domain_uncovered", "selected_insufficient"} {
+		checks = append(checks, mk(cat+" correct", BarRefusal, func(x Result) bool { return x.Category == cat }))
+	}
+	checks = append(checks, mk("selected-text correct", BarSelected, func(x Result) bool {
+		return x.Category == "selected_sufficient" || x.Category == "selected_insufficient"
+	}))
+	return checks
+}
+
+// Passed reports whether every acceptance bar is met.
+func (r *Report) Passed() bool {
+	for _, c := range r.Checks() {
+		if !c.Passed {
+			return false
+		}
+	}
+	return true
+}
+
+// OutOfScope tallies the out_of_scope_pattern questions by outcome.
+func (r *Report) OutOfScope() OutOfScope {
+	o := OutOfScope{OtherReasons: map[string]int{}}
+	for _, res := range r.Results {
+		if res.Category != "out_of_scope_pattern" {
+			continue
+		}
+		o.Total++
+		switch {
+		case res.Got != "refuse":
+			o.Answered++
+		case res.RefusalReason == "out_of_scope":
+			o.WithOutOfScope++
+		default:
+			o.OtherReasons[res.RefusalReason]++
+		}
+	}
+	return o
+}
+
+// Latency returns the median and the 95th percentile (nearest rank) of
+// the per-question latency.
+func (r *Report) Latency() (median, p95 time.Duration) {
+	if len(r.Results) == 0 {
+		return 0, 0
+	}
+	ls := make([]time.Duration, len(r.Results))
+	for i, res := range r.Results {
+		ls[i] = res.Latency
+	}
+	slices.Sort(ls)
+	rank := func(p float64) time.Duration {
+		i := int(math.Ceil(p*float64(len(ls)))) - 1
+		return ls[max(0, min(i, len(ls)-1))]
+	}
+	return rank(0.50), rank(0.95)
+}
+
+// stickyWriter remembers the first write error so a report can be written
+// without checking every line.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	s.err = err
+	return n, err
+}
+
+// table is a tabwriter into a buffer; flush writes it out without the
+// spaces tabwriter pads each line's last cell with.
+type table struct {
+	buf bytes.Buffer
+	*tabwriter.Writer
+}
+
+func newTable() *table {
+	t := &table{}
+	t.Writer = tabwriter.NewWriter(&t.buf, 0, 0, 2, ' ', 0)
+	return t
+}
+
+func (t *table) flush(w io.Writer) {
+	t.Flush()
+	for _, l := range strings.SplitAfter(t.buf.String(), "\n") {
+		if l != "" {
+			io.WriteString(w, strings.TrimRight(l, " \n")+"\n")
+		}
+	}
+}
+
+func pct(x float64) string { return fmt.Sprintf("%5.1f%%", 100*x) }
+
+// WriteText prints the per-category table, the overall figures, the
+// acceptance bars with PASS/FAIL, the out-of-scope tally and the latency;
+// verbose adds every wrong question with what was wrong.
+func (r *Report) WriteText(w io.Writer, verbose bool) error {
+	sw := &stickyWriter{w: w}
+	tw := newTable()
+	fmt.Fprintln(tw, "category\texpect\tcorrect\t  rate")
+	for _, row := range r.Rows() {
+		fmt.Fprintf(tw, "%s\t%s\t%4d/%-4d\t%s\n", row.Category, row.Expect, row.Correct, row.Total, pct(row.Rate))
+	}
+	fmt.Fprintln(tw, "\t\t\t")
+	o := r.Overall()
+	for _, l := range []struct {
+		name, expect string
+		f            Figure
+	}{{"answerable", "answer", o.Answerable}, {"refusals", "refuse", o.Refusals}, {"overall", "", o.All}} {
+		fmt.Fprintf(tw, "%s\t%s\t%4d/%-4d\t%s\n", l.name, l.expect, l.f.Correct, l.f.Total, pct(l.f.Rate))
+	}
+	tw.flush(sw)
+
+	fmt.Fprintln(sw, "\nacceptance:")
+	tw = newTable()
+	for _, c := range r.Checks() {
+		mark, got := "PASS", fmt.Sprintf("%s (%d/%d)", pct(c.Rate), c.Correct, c.Total)
+		switch {
+		case c.Total == 0:
+			mark, got = "n/a", "no questions"
+		case !c.Passed:
+			mark = "FAIL"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t>= %.0f%%\t%s\n", mark, c.Name, 100*c.Bar, got)
+	}
+	tw.flush(sw)
+	if oos := r.OutOfScope(); oos.Total > 0 {
+		var other []string
+		for k, v := range oos.OtherReasons {
+			other = append(other, fmt.Sprintf("%s %d", k, v))
+		}
+		sort.Strings(other)
+		line := fmt.Sprintf("\nout_of_scope_pattern: %d of %d refused with out_of_scope", oos.WithOutOfScope, oos.Total)
+		if len(other) > 0 {
+			line += ", other reasons: " + strings.Join(other, ", ")
+		}
+		if oos.Answered > 0 {
+			line += fmt.Sprintf(", %d answered", oos.Answered)
+		}
+		fmt.Fprintln(sw, line)
+	}
+	med, p95 := r.Latency()
+	fmt.Fprintf(sw, "latency per question: median %s, p95 %s\n", med.Round(100*time.Microsecond), p95.Round(100*time.Microsecond))
+
+	if verbose {
+		var wrong []Result
+		for _, res := range r.Results {
+			if !res.Correct {
+				wrong = append(wrong, res)
+			}
+		}
+		fmt.Fprintf(sw, "\nwrong (%d):\n", len(wrong))
+		tw = newTable()
+		for _, res := range wrong {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", res.ID, res.Category, res.Why)
+		}
+		tw.flush(sw)
+	}
+	return sw.err
+}
+
+// JSONReport is what WriteJSON prints; its field names are stable.
+type JSONReport struct {
+	Questions       int        `json:"questions"`
+	Categories      []Row      `json:"categories"`
+	Overall         Overall    `json:"overall"`
+	Checks          []Check    `json:"checks"`
+	Passed          bool       `json:"passed"`
+	OutOfScope      OutOfScope `json:"out_of_scope_pattern"`
+	LatencyMedianMS float64    `json:"latency_median_ms"`
+	LatencyP95MS    float64    `json:"latency_p95_ms"`
+	Results         []Result   `json:"results"`
+}
+
+// JSON gathers the report's figures for WriteJSON.
+func (r *Report) JSON() JSONReport {
+	med, p95 := r.Latency()
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	rows := r.Rows()
+	if rows == nil {
+		rows = []Row{}
+	}
+	results := r.Results
+	if results == nil {
+		results = []Result{}
+	}
+	return JSONReport{
+		Questions: len(r.Results), Categories: rows, Overall: r.Overall(), Checks: r.Checks(),
+		Passed: r.Passed(), OutOfScope: r.OutOfScope(), LatencyMedianMS: ms(med), LatencyP95MS: ms(p95),
+		Results: results,
+	}
+}
+
+// WriteJSON prints the report for machines, indented.
 func (r *Report) WriteJSON(w io.Writer) error {
-	ac, at := r.tally(func(x Result) bool { return x.Expect == "answer" })
-	rc, rt := r.tally(func(x Result) bool { return x.Expect == "refuse" })
-	oc, ot := r.tally(func(Result) bool { return true })
-	p50, p95 := r.Latency()
-	out := struct {
-		Categories        []Row          `json:"categories"`
-		Answerable        float64        `json:"answerable_rate"`
-		Refusals          float64        `json:"refusal_rate"`
-		Overall           float64        `json:"overall_rate"`
-		Checks            []Check        `json:"checks"`
-		Passed            bool           `json:"passed"`
-		OutOfScopeReasons map[string]int `json:"out_of_scope_pattern_reasons"`
-		LatencyP50ns      int64          `json:"latency_p50_ns"`
-		LatencyP95ns      int64          `json:"latency_p95_ns"`
-		Results           []Result       `json:"results"`
-	}{r.Rows(), rate(ac, at), rate(rc, rt), rate(oc, ot), r.Checks(), r.Passed(), r.OutOfScopeReasons(), p50.Nanoseconds(), p95.Nanoseconds(), r.Results}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return enc.Encode(r.JSON())
 }
