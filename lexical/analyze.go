@@ -2,6 +2,8 @@ package lexical
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/kljensen/snowball/english"
@@ -84,9 +86,31 @@ func isNumber(w string) bool {
 	return true
 }
 
+// stems memoizes stem: the same few thousand words recur in every
+// question and passage. Bounded, since questions bring arbitrary words.
+var (
+	stems     sync.Map
+	stemCount atomic.Int64
+)
+
+const maxCachedStems = 200_000
+
 // stem reduces a word to the form matching compares. Numbers and
 // identifiers stay as they are.
 func stem(w string) string {
+	if s, ok := stems.Load(w); ok {
+		return s.(string)
+	}
+	s := computeStem(w)
+	if stemCount.Load() < maxCachedStems {
+		if _, loaded := stems.LoadOrStore(w, s); !loaded {
+			stemCount.Add(1)
+		}
+	}
+	return s
+}
+
+func computeStem(w string) string {
 	for _, r := range w {
 		if !unicode.IsLetter(r) {
 			return w

@@ -20,6 +20,7 @@ type unit struct {
 	lead  string
 	terms map[string]bool
 	ctx   map[string]float64 // stems from heading and lead, with credit
+	nums  map[string]bool    // the numbers the unit states
 	chunk int                // index into the chunks being searched
 	pos   int                // position in book order within the search
 	score float64
@@ -73,14 +74,7 @@ func (ix *Index) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passa
 	if len(q.terms) == 0 {
 		return nil
 	}
-	var units []*unit
-	for ci := range chunks {
-		for _, u := range splitUnits(chunks[ci].Text, chunks[ci].Headings, chunks[ci].SectionHeading, chunks[ci].Anchor) {
-			u.chunk = ci
-			u.pos = len(units)
-			units = append(units, u)
-		}
-	}
+	units := ix.unitsOf(chunks)
 	sel := ix.selectUnits(q, question, units, keepRatio, minWindow)
 	// Quote in book order.
 	sort.SliceStable(sel, func(a, b int) bool {
@@ -164,9 +158,13 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 		rank float64
 	}
 	bySection := map[[2]any]ranked{}
+	defines := make([]bool, len(units))
+	if definition {
+		for i, u := range units {
+			defines[i] = definesSubject(u, qstems)
+		}
+	}
 	for i := range units {
-		terms := map[string]bool{}
-		ctx := map[string]float64{}
 		hasNum := false
 		prior := 1.0
 		var text strings.Builder
@@ -175,20 +173,21 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 			if keyOf(u) != keyOf(units[i]) {
 				break
 			}
-			for s := range u.terms {
-				terms[s] = true
+			win := units[i : j+1]
+			if want != nil {
+				text.WriteString(u.text + "\n")
 			}
-			for s, c := range u.ctx {
-				ctx[s] = max(ctx[s], c)
-			}
-			text.WriteString(u.text + "\n")
-			hasNum = hasNum || hasNewNumber(u.text, qnums)
+			hasNum = hasNum || hasNewNumber(u.nums, qnums)
 			prior = min(prior, unitPrior(u, wantsCode))
 			sc := q.coverage(func(s string) float64 {
-				if terms[s] {
-					return 1
+				m := 0.0
+				for _, w := range win {
+					if w.terms[s] {
+						return 1
+					}
+					m = max(m, w.ctx[s])
 				}
-				return ctx[s]
+				return m
 			}) * prior * (1 - 0.04*float64(j-i))
 			if q.wantsNumber && !hasNum {
 				sc *= 0.8
@@ -197,10 +196,19 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 				continue
 			}
 			rank := sc
-			if definition && definesSubject(units[i], qstems) {
+			if defines[i] {
 				rank += 0.3
 			}
-			if sc < minScore || (keep == selectedKeepRatio && sharedWords(q, terms) < min(2, len(q.terms))) {
+			shared := 0
+			for _, t := range q.terms {
+				for _, w := range win {
+					if w.terms[t.stem] {
+						shared++
+						break
+					}
+				}
+			}
+			if sc < minScore || (keep == selectedKeepRatio && shared < min(2, len(q.terms))) {
 				continue
 			}
 			if best == nil || rank > bestRank {
@@ -315,6 +323,27 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 	return sel
 }
 
+// unitsOf returns fresh copies of the chunks' units, numbered for one
+// search. A chunk of the index was split when the index was built;
+// another (a caller's own) is split now.
+func (ix *Index) unitsOf(chunks []rag.ScoredChunk) []*unit {
+	var units []*unit
+	for ci := range chunks {
+		c := &chunks[ci]
+		cached, ok := ix.units[c.ID]
+		if !ok || ix.chunks[ix.pos[c.ID]].Text != c.Text {
+			cached = splitUnits(c.Text, c.Headings, c.SectionHeading, c.Anchor)
+		}
+		for _, u := range cached {
+			cp := *u
+			cp.chunk = ci
+			cp.pos = len(units)
+			units = append(units, &cp)
+		}
+	}
+	return units
+}
+
 // sameText reports whether window b quotes only what window a quotes (the
 // overlap repeats a chunk's end at the start of the next).
 func sameText(units []*unit, a, b window) bool {
@@ -340,18 +369,6 @@ func pointsAtSelection(q query) bool {
 		}
 	}
 	return true
-}
-
-// sharedWords counts the question's words that a text states itself
-// (context does not count): one shared word is not an answer.
-func sharedWords(q query, terms map[string]bool) int {
-	n := 0
-	for _, t := range q.terms {
-		if terms[t.stem] {
-			n++
-		}
-	}
-	return n
 }
 
 // definesSubject reports a unit that names what it defines, with all of
@@ -453,13 +470,7 @@ func asksForCode(question string) bool {
 // question; the CLI's --explain flag prints it.
 func (ix *Index) ExplainEvidence(question string, chunks []rag.ScoredChunk, n int) string {
 	q := ix.analyze(question)
-	var units []*unit
-	for ci := range chunks {
-		for _, u := range splitUnits(chunks[ci].Text, chunks[ci].Headings, chunks[ci].SectionHeading, chunks[ci].Anchor) {
-			u.chunk = ci
-			units = append(units, u)
-		}
-	}
+	units := ix.unitsOf(chunks)
 	wantsCode := asksForCode(question)
 	for _, u := range units {
 		u.score = q.coverage(func(s string) float64 {
@@ -496,10 +507,10 @@ func numbersIn(s string) map[string]bool {
 
 func hasDigit(s string) bool { return strings.IndexFunc(s, unicode.IsDigit) >= 0 }
 
-// hasNewNumber reports whether text states a number the question did not.
-func hasNewNumber(text string, qnums map[string]bool) bool {
-	for _, t := range tokenize(text) {
-		if hasDigit(t.word) && !qnums[t.word] {
+// hasNewNumber reports whether a unit states a number the question did not.
+func hasNewNumber(nums, qnums map[string]bool) bool {
+	for n := range nums {
+		if !qnums[n] {
 			return true
 		}
 	}

@@ -18,6 +18,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/textbook-rag/rag"
@@ -36,6 +38,16 @@ type Index struct {
 	assoc  *associations
 	// pos is each chunk's place in the book, by id.
 	pos map[string]int
+	// units are each chunk's quotable units, split once, by id.
+	units map[string][]*unit
+	// corrections memoizes spelling repairs of unknown words.
+	corrections  sync.Map
+	nCorrections atomic.Int64
+	// postings lists the chunks holding each stem; termChapters the
+	// chapters using it; chapterDocs the chunks of each chapter.
+	postings     map[string][]int
+	termChapters map[string][]string
+	chapterDocs  map[string][]int
 	// chapter maps a chunk's ChapterPath to the stems used anywhere in
 	// that chapter.
 	chapter map[string]map[string]bool
@@ -60,6 +72,11 @@ func New(chunks []rag.Chunk) *Index {
 		n:       float64(len(chunks)),
 		chapter: map[string]map[string]bool{},
 		pos:     map[string]int{},
+		units:   map[string][]*unit{},
+
+		postings:     map[string][]int{},
+		termChapters: map[string][]string{},
+		chapterDocs:  map[string][]int{},
 	}
 	for i, c := range chunks {
 		ix.pos[c.ID] = i
@@ -85,16 +102,24 @@ func New(chunks []rag.Chunk) *Index {
 				d.head[t.stem] = true
 			}
 		}
+		ix.chapterDocs[c.ChapterPath] = append(ix.chapterDocs[c.ChapterPath], i)
 		for s := range d.terms {
 			ix.df[s]++
+			ix.postings[s] = append(ix.postings[s], i)
 			if ix.chapter[c.ChapterPath] == nil {
 				ix.chapter[c.ChapterPath] = map[string]bool{}
+			}
+			if !ix.chapter[c.ChapterPath][s] {
+				ix.termChapters[s] = append(ix.termChapters[s], c.ChapterPath)
 			}
 			ix.chapter[c.ChapterPath][s] = true
 		}
 		ix.docs[i] = d
 	}
 	ix.assoc = buildAssociations(ix)
+	for _, c := range chunks {
+		ix.units[c.ID] = splitUnits(c.Text, c.Headings, c.SectionHeading, c.Anchor)
+	}
 	return ix
 }
 
@@ -239,6 +264,19 @@ func splitLetterDigit(w string) []string {
 // more frequent book word. Short words are never corrected: too many
 // unrelated words lie one edit apart.
 func (ix *Index) correct(w string) (string, bool) {
+	if c, ok := ix.corrections.Load(w); ok {
+		return c.(string), c.(string) != ""
+	}
+	c, _ := ix.findCorrection(w)
+	if len(w) <= 40 && ix.nCorrections.Load() < maxCachedStems {
+		if _, loaded := ix.corrections.LoadOrStore(w, c); !loaded {
+			ix.nCorrections.Add(1)
+		}
+	}
+	return c, c != ""
+}
+
+func (ix *Index) findCorrection(w string) (string, bool) {
 	l := len([]rune(w))
 	if l < 5 || isNumber(w) {
 		return "", false
@@ -381,39 +419,43 @@ func (ix *Index) retrieve(q query, k int) []rag.ScoredChunk {
 	if len(q.terms) == 0 || k <= 0 {
 		return nil
 	}
-	rs := make([]ranked, 0, len(ix.docs))
-	for i := range ix.docs {
-		d := &ix.docs[i]
-		ch := ix.chapter[ix.chunks[i].ChapterPath]
-		score := q.coverage(func(s string) float64 {
-			if d.terms[s] > 0 {
-				return 1
-			}
-			if ch[s] {
-				return chapterCredit
-			}
-			return 0
-		})
-		if score == 0 {
-			continue
-		}
-		local := q.coverage(func(s string) float64 {
-			if d.terms[s] > 0 {
-				return 1
-			}
-			return 0
-		})
-		var head, dens float64
-		for _, t := range q.terms {
-			if d.head[t.stem] {
-				head += t.weight
-			}
-			if tf := float64(d.terms[t.stem]); tf > 0 {
-				dens += t.weight * tf / (tf + 1.2*(0.25+0.75*float64(d.length)/300))
+	// Walk each term's postings instead of every chunk's terms.
+	n := len(ix.docs)
+	score := make([]float64, n) // coverage, chapter context and relatives counted
+	local := make([]float64, n) // the chunk's own words only
+	extra := make([]float64, n) // heading and density, for ranking ties
+	match := make([]float64, n)
+	for _, t := range q.terms {
+		clear(match)
+		for _, c := range ix.termChapters[t.stem] {
+			for _, d := range ix.chapterDocs[c] {
+				match[d] = chapterCredit
 			}
 		}
-		rank := local + 0.15*head/q.total + 0.05*dens/q.total
-		rs = append(rs, ranked{i: i, score: score, rank: rank})
+		for _, r := range t.related {
+			for _, d := range ix.postings[r.stem] {
+				match[d] = max(match[d], r.strength)
+			}
+		}
+		for _, d := range ix.postings[t.stem] {
+			match[d] = 1
+			local[d] += t.weight
+			doc := &ix.docs[d]
+			if doc.head[t.stem] {
+				extra[d] += 0.15 * t.weight
+			}
+			tf := float64(doc.terms[t.stem])
+			extra[d] += 0.05 * t.weight * tf / (tf + 1.2*(0.25+0.75*float64(doc.length)/300))
+		}
+		for d, m := range match {
+			score[d] += t.weight * m
+		}
+	}
+	rs := make([]ranked, 0, 64)
+	for d := range score {
+		if score[d] > 0 {
+			rs = append(rs, ranked{i: d, score: score[d] / q.total, rank: (local[d] + extra[d]) / q.total})
+		}
 	}
 	sort.Slice(rs, func(a, b int) bool {
 		if rs[a].rank != rs[b].rank {

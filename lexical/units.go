@@ -29,6 +29,7 @@ func splitUnits(text string, headings []rag.Heading, section, anchor string) []*
 	add := func(u *unit) {
 		u.heading = cur
 		u.terms = stemSet(u.text)
+		u.nums = numbersIn(u.text)
 		u.ctx = map[string]float64{}
 		for s := range all {
 			u.ctx[s] = chunkCredit
