@@ -21,9 +21,11 @@ type unit struct {
 	terms map[string]bool
 	ctx   map[string]float64 // stems from heading and lead, with credit
 	nums  map[string]bool    // the numbers the unit states
-	chunk int                // index into the chunks being searched
-	pos   int                // position in book order within the search
-	score float64
+	// subject is what the unit defines, when it reads as a definition.
+	subject map[string]bool
+	chunk   int // index into the chunks being searched
+	pos     int // position in book order within the search
+	score   float64
 }
 
 type unitKind int
@@ -371,12 +373,25 @@ func pointsAtSelection(q query) bool {
 	return true
 }
 
-// definesSubject reports a unit that names what it defines, with all of
-// the subject's words among the question's: a leading bold term
-// ("**Stall torque**: ..."), a sentence of the shape "X is ..." or
-// "X (...) is ...", or else the unit's heading.
+// definesSubject reports a unit that names what it defines with all of
+// the subject's words among the question's (see subjectOf).
 func definesSubject(u *unit, qstems map[string]bool) bool {
-	t := strings.TrimSpace(itemLine.ReplaceAllString(u.text, ""))
+	if len(u.subject) == 0 {
+		return false
+	}
+	for s := range u.subject {
+		if !qstems[s] {
+			return false
+		}
+	}
+	return true
+}
+
+// subjectOf is what a unit defines: a leading bold term ("**Stall
+// torque**: ..."), the subject of a sentence shaped "X is ..." or "X (...)
+// is ...", or else the unit's heading; as stems.
+func subjectOf(text, heading string) map[string]bool {
+	t := strings.TrimSpace(itemLine.ReplaceAllString(text, ""))
 	var subj string
 	if strings.HasPrefix(t, "**") {
 		if end := strings.Index(t[2:], "**"); end > 0 {
@@ -389,19 +404,9 @@ func definesSubject(u *unit, qstems map[string]bool) bool {
 		}
 	}
 	if subj == "" {
-		subj = u.heading.Text
+		subj = heading
 	}
-	subj = strings.TrimSpace(strings.Split(subj, "(")[0])
-	st := stemSet(subj)
-	if len(st) == 0 {
-		return false
-	}
-	for s := range st {
-		if !qstems[s] {
-			return false
-		}
-	}
-	return true
+	return stemSet(strings.TrimSpace(strings.Split(subj, "(")[0]))
 }
 
 // definitionShape matches "A topic is ...", "SDF (Simulation Description

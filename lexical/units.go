@@ -30,6 +30,7 @@ func splitUnits(text string, headings []rag.Heading, section, anchor string) []*
 		u.heading = cur
 		u.terms = stemSet(u.text)
 		u.nums = numbersIn(u.text)
+		u.subject = subjectOf(u.text, cur.Text)
 		u.ctx = map[string]float64{}
 		for s := range all {
 			u.ctx[s] = chunkCredit

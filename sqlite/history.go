@@ -13,6 +13,8 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -31,12 +33,38 @@ const busyTimeout = 10 * time.Second
 const timeFormat = "2006-01-02T15:04:05.000000Z"
 
 // History is a rag.History in a SQLite database file.
+//
+// SQLite has one writer at a time, and each commit costs a write to the
+// log, so exchanges are written by one goroutine that commits all the
+// exchanges waiting at that moment in a single transaction (group
+// commit), each under its own savepoint: an exchange is still written
+// whole or not at all, and a bad one does not take its neighbours down.
 type History struct {
 	db *sql.DB
 	// Now is the clock for times the caller leaves out; time.Now when nil.
 	// Set it before use. Times are stored in UTC to the microsecond.
 	Now func() time.Time
+
+	writes    chan *writeReq
+	stop      chan struct{}
+	stopped   chan struct{}
+	closeOnce sync.Once
+	closed    atomic.Bool
 }
+
+// writeReq is one exchange waiting for the writer.
+type writeReq struct {
+	ctx  context.Context
+	sid  string
+	rows [2]row
+	done chan error
+}
+
+// maxBatch bounds the exchanges committed together.
+const maxBatch = 64
+
+// errClosed is returned after Close.
+var errClosed = errors.New("sqlite history is closed")
 
 var _ rag.History = (*History)(nil)
 
@@ -52,12 +80,92 @@ func Open(ctx context.Context, path string) (*History, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite history %s: %w", path, err)
 	}
-	h := &History{db: db}
+	h := &History{db: db, writes: make(chan *writeReq, maxBatch), stop: make(chan struct{}), stopped: make(chan struct{})}
 	if err := h.init(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite history %s: %w", path, err)
 	}
+	go h.writer()
 	return h, nil
+}
+
+// writer commits waiting exchanges in batches until Close, then drains
+// what is still queued.
+func (h *History) writer() {
+	defer close(h.stopped)
+	for {
+		select {
+		case r := <-h.writes:
+			h.commit(h.batch(r))
+		case <-h.stop:
+			for {
+				select {
+				case r := <-h.writes:
+					h.commit(h.batch(r))
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (h *History) batch(first *writeReq) []*writeReq {
+	batch := []*writeReq{first}
+	for len(batch) < maxBatch {
+		select {
+		case r := <-h.writes:
+			batch = append(batch, r)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// commit writes a batch in one transaction, one savepoint per exchange.
+// An exchange whose caller gave up before it started is not written.
+func (h *History) commit(batch []*writeReq) {
+	errs := make([]error, len(batch))
+	live := 0
+	for i, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			errs[i] = err
+		} else {
+			live++
+		}
+	}
+	if live > 0 {
+		ctx := context.Background()
+		tx, err := h.db.BeginTx(ctx, nil)
+		if err == nil {
+			for i, r := range batch {
+				if errs[i] != nil {
+					continue
+				}
+				if _, err := tx.ExecContext(ctx, "SAVEPOINT exchange"); err != nil {
+					errs[i] = err
+					continue
+				}
+				if err := h.appendRows(ctx, tx, r.sid, r.rows); err != nil {
+					errs[i] = err
+					_, _ = tx.ExecContext(ctx, "ROLLBACK TO exchange")
+				}
+				_, _ = tx.ExecContext(ctx, "RELEASE exchange")
+			}
+			err = tx.Commit()
+		}
+		if err != nil {
+			for i := range batch {
+				if errs[i] == nil {
+					errs[i] = err
+				}
+			}
+		}
+	}
+	for i, r := range batch {
+		r.done <- errs[i]
+	}
 }
 
 func (h *History) init(ctx context.Context) error {
@@ -174,18 +282,37 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 	if err != nil {
 		return err
 	}
-	if err := h.appendRows(ctx, sid, rows); err != nil {
+	if h.closed.Load() {
+		return fmt.Errorf("append exchange %s: %w", sid, errClosed)
+	}
+	req := &writeReq{ctx: ctx, sid: sid, rows: rows, done: make(chan error, 1)}
+	select {
+	case h.writes <- req:
+	case <-ctx.Done():
+		return fmt.Errorf("append exchange %s: %w", sid, ctx.Err())
+	case <-h.stopped:
+		return fmt.Errorf("append exchange %s: %w", sid, errClosed)
+	}
+	// Once queued, wait for the outcome even if ctx ends: the writer
+	// skips a request whose ctx ended before it started, and a started
+	// one is either written whole or not at all — the caller must know.
+	select {
+	case err = <-req.done:
+	case <-h.stopped:
+		// Close raced with this request: it was written or it never will be.
+		select {
+		case err = <-req.done:
+		default:
+			err = errClosed
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("append exchange %s: %w", sid, err)
 	}
 	return nil
 }
 
-func (h *History) appendRows(ctx context.Context, sid string, rows [2]row) error {
-	tx, err := h.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
+func (h *History) appendRows(ctx context.Context, tx *sql.Tx, sid string, rows [2]row) error {
 	// A session first seen here started when its first question was asked.
 	if err := ensureSession(ctx, tx, sid, rows[0].createdAt, h.now()); err != nil {
 		return fmt.Errorf("ensure session: %w", err)
@@ -198,7 +325,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 			return fmt.Errorf("insert %s message %s: %w", r.role, r.id, err)
 		}
 	}
-	return tx.Commit()
+	return nil
 }
 
 // Messages returns the session's messages, oldest first; an ENOTFOUND
@@ -269,5 +396,10 @@ func (h *History) Ping(ctx context.Context) error {
 
 // Close closes the database.
 func (h *History) Close() error {
+	h.closeOnce.Do(func() {
+		h.closed.Store(true)
+		close(h.stop)
+		<-h.stopped
+	})
 	return h.db.Close()
 }
