@@ -50,8 +50,16 @@ func tokenize(text string) []token {
 			}
 			break
 		}
-		word := strings.ToLower(string(runes[i:j]))
+		raw := runes[i:j]
+		word := strings.ToLower(string(raw))
 		out = appendWord(out, word)
+		// camelCase and PascalCase identifiers also yield their words:
+		// "ImuPublisher" is about publishers.
+		if parts := camelParts(raw); len(parts) > 1 {
+			for _, p := range parts {
+				out = append(out, token{word: p, stem: stem(p)})
+			}
+		}
 		i = j
 		// Skip a possessive or contraction tail: 's, 't, 're, 've, 'll.
 		if i+1 < n && (runes[i] == '\'' || runes[i] == '’') && unicode.IsLetter(runes[i+1]) {
@@ -65,6 +73,23 @@ func tokenize(text string) []token {
 		}
 	}
 	return out
+}
+
+// camelParts splits "ImuPublisher" into "imu", "publisher"; words without
+// an inner capital give nothing.
+func camelParts(rs []rune) []string {
+	var parts []string
+	start := 0
+	for k := 1; k < len(rs); k++ {
+		if unicode.IsUpper(rs[k]) && unicode.IsLower(rs[k-1]) {
+			parts = append(parts, strings.ToLower(string(rs[start:k])))
+			start = k
+		}
+	}
+	if start == 0 {
+		return nil
+	}
+	return append(parts, strings.ToLower(string(rs[start:])))
 }
 
 func appendWord(out []token, w string) []token {

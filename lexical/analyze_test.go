@@ -18,6 +18,7 @@ func TestTokenize(t *testing.T) {
 		{"possessive", "the robot's arm doesn't", []string{"the", "robot", "arm", "doesn"}},
 		{"flag", "use --verbose", []string{"use", "verbose"}},
 		{"unicode", "Größe 1.8°", []string{"größe", "1.8"}},
+		{"camel case", "class ImuPublisher(Node)", []string{"class", "imupublisher", "imu", "publisher", "node"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -38,13 +38,11 @@ func containsAny(s string, subs ...string) bool {
 	return false
 }
 
-// isDefinition reports "what is X", "define X", "what does X mean".
+// definitionQuestion matches "what is X", "define X", "what does X
+// mean", also after a lead-in ("In the taxonomy, what does X mean?").
+var definitionQuestion = regexp.MustCompile(`(?i)\b(what\s+is|what's|whats|what\s+are|define|definition\s+of|meaning\s+of|what\s+does\s+.+\s+mean)\b`)
+
+// isDefinition reports a question that asks what something is.
 func isDefinition(question string) bool {
-	q := strings.ToLower(strings.TrimSpace(question))
-	for _, p := range []string{"what is ", "what's ", "whats ", "what are ", "define ", "definition of ", "meaning of ", "what does "} {
-		if strings.HasPrefix(q, p) {
-			return !strings.HasPrefix(q, "what does ") || strings.Contains(q, " mean")
-		}
-	}
-	return false
+	return definitionQuestion.MatchString(strings.TrimSpace(question))
 }

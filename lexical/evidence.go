@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -23,9 +24,12 @@ type unit struct {
 	nums  map[string]bool    // the numbers the unit states
 	// subject is what the unit defines, when it reads as a definition.
 	subject map[string]bool
-	chunk   int // index into the chunks being searched
-	pos     int // position in book order within the search
-	score   float64
+	// idents are the stems of the parts of each compound identifier the
+	// unit uses (create_publisher, ImuPublisher).
+	idents [][]string
+	chunk  int // index into the chunks being searched
+	pos    int // position in book order within the search
+	score  float64
 }
 
 type unitKind int
@@ -63,7 +67,13 @@ const (
 	// secondRatio: another section is quoted too when its best window
 	// ranks within this share of the best.
 	secondRatio = 0.9
-	maxUnits    = 8
+	// headingBonus weighs, in ranking passages, the share of the
+	// question's information named by the passage's own heading.
+	headingBonus = 0.1
+	// apiBonus ranks up a passage using an identifier made of the
+	// question's words.
+	apiBonus = 0.2
+	maxUnits = 8
 	// maxListItems: lists up to this long are quoted whole.
 	maxListItems = 5
 )
@@ -160,6 +170,33 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 		rank float64
 	}
 	bySection := map[[2]any]ranked{}
+	// A unit under a heading that names the question's words is where the
+	// book talks about them ("Basic Publisher Structure" for "create a
+	// publisher"), more than a passage that mentions them in passing.
+	headShare := make([]float64, len(units))
+	for i, u := range units {
+		for _, t := range q.terms {
+			if u.ctx[t.stem] >= headingCredit {
+				headShare[i] += t.weight / q.total
+			}
+		}
+	}
+	// A unit that uses an identifier spelled out of the question's own
+	// words ("create a publisher" -> create_publisher) shows the API asked
+	// about.
+	namesAPI := make([]bool, len(units))
+	for i, u := range units {
+		for _, parts := range u.idents {
+			all := len(parts) >= 2
+			for _, p := range parts {
+				all = all && qstems[p]
+			}
+			if all {
+				namesAPI[i] = true
+				break
+			}
+		}
+	}
 	defines := make([]bool, len(units))
 	if definition {
 		for i, u := range units {
@@ -197,9 +234,12 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 			if want != nil && !want.MatchString(text.String()) {
 				continue
 			}
-			rank := sc
+			rank := sc + headingBonus*headShare[i]
 			if defines[i] {
 				rank += 0.3
+			}
+			if slices.Contains(namesAPI[i:j+1], true) {
+				rank += apiBonus
 			}
 			shared := 0
 			for _, t := range q.terms {
@@ -398,6 +438,10 @@ func subjectOf(text, heading string) map[string]bool {
 			subj = t[2 : 2+end]
 		}
 	}
+	if labelWords[strings.ToLower(strings.Trim(subj, " :"))] {
+		// "**Definition**: ..." labels its line; the heading names it.
+		return stemSet(strings.TrimSpace(strings.Split(heading, "(")[0]))
+	}
 	if subj == "" {
 		if m := definitionShape.FindStringSubmatch(t); m != nil {
 			subj = m[1]
@@ -407,6 +451,13 @@ func subjectOf(text, heading string) map[string]bool {
 		subj = heading
 	}
 	return stemSet(strings.TrimSpace(strings.Split(subj, "(")[0]))
+}
+
+// labelWords are bold line labels that say what kind of line follows,
+// not what it is about.
+var labelWords = map[string]bool{
+	"definition": true, "meaning": true, "example": true, "examples": true, "note": true,
+	"key idea": true, "key insight": true, "summary": true, "description": true, "in short": true,
 }
 
 // definitionShape matches "A topic is ...", "SDF (Simulation Description

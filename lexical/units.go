@@ -3,6 +3,7 @@ package lexical
 import (
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/textbook-rag/rag"
 )
@@ -31,6 +32,7 @@ func splitUnits(text string, headings []rag.Heading, section, anchor string) []*
 		u.terms = stemSet(u.text)
 		u.nums = numbersIn(u.text)
 		u.subject = subjectOf(u.text, cur.Text)
+		u.idents = identifiersIn(u.text)
 		u.ctx = map[string]float64{}
 		for s := range all {
 			u.ctx[s] = chunkCredit
@@ -177,4 +179,36 @@ func stemSet(text string) map[string]bool {
 		}
 	}
 	return m
+}
+
+// identifiersIn lists the compound identifiers of a text (snake_case,
+// camelCase; a dotted name is several identifiers) as the stems of their
+// parts.
+func identifiersIn(text string) [][]string {
+	var out [][]string
+	seen := map[string]bool{}
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_')
+	}) {
+		f = strings.Trim(f, "_")
+		if seen[f] || len(f) < 5 {
+			continue
+		}
+		seen[f] = true
+		var parts []string
+		if strings.Contains(f, "_") {
+			parts = strings.FieldsFunc(strings.ToLower(f), func(r rune) bool { return r == '_' })
+		} else {
+			parts = camelParts([]rune(f))
+		}
+		if len(parts) < 2 {
+			continue
+		}
+		stems := make([]string, len(parts))
+		for i, p := range parts {
+			stems[i] = stem(p)
+		}
+		out = append(out, stems)
+	}
+	return out
 }
