@@ -111,16 +111,12 @@ func openApp(ctx context.Context, cfg Config, stderr io.Writer, ensure bool) (*A
 		a.closers = append(a.closers, f.Close)
 		logw = f
 	}
-	var modules []string
-	for _, m := range ix.Book.Modules {
-		modules = append(modules, m.Title)
-	}
 	a.Tutor = &tutor.Tutor{
+		Modules:   scopeList(ix),
 		Config:    cfg.Tutor,
 		Retriever: a.Lexical,
 		Evidence:  a.Lexical,
 		Scope:     scope,
-		Modules:   modules,
 		Generator: extractive.Generator{},
 		Fallback:  extractive.Generator{},
 		Refusals:  tutor.NewRefusalLog(logw),
@@ -141,4 +137,25 @@ func (a *App) Close() error {
 	}
 	a.closers = nil
 	return errors.Join(errs...)
+}
+
+// scopeList is what the out-of-scope refusal says the course covers: the
+// book's module titles, or, for a book without module folders, its
+// chapter titles.
+func scopeList(ix *datadir.Index) []string {
+	var out []string
+	for _, m := range ix.Book.Modules {
+		out = append(out, m.Title)
+	}
+	if len(out) > 0 {
+		return out
+	}
+	seen := map[string]bool{}
+	for _, c := range ix.Chunks {
+		if !seen[c.ChapterTitle] {
+			seen[c.ChapterTitle] = true
+			out = append(out, c.ChapterTitle)
+		}
+	}
+	return out
 }
