@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -24,6 +25,9 @@ type unit struct {
 	nums  map[string]bool    // the numbers the unit states
 	// subject is what the unit defines, when it reads as a definition.
 	subject map[string]bool
+	// overview marks units of a module's index page, which restates what
+	// the chapters say.
+	overview bool
 	// idents are the stems of the parts of each compound identifier the
 	// unit uses (create_publisher, ImuPublisher).
 	idents [][]string
@@ -97,7 +101,13 @@ func (ix *Index) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passa
 		return sel[a].pos < sel[b].pos
 	})
 	out := make([]rag.Passage, 0, len(sel))
+	quoted := map[string]bool{}
 	for _, u := range sel {
+		// Adjacent chunks overlap: quote a repeated unit once.
+		if quoted[u.text] {
+			continue
+		}
+		quoted[u.text] = true
 		out = append(out, rag.Passage{Text: u.text, Heading: u.heading, Chunk: &chunks[u.chunk]})
 	}
 	return out
@@ -376,9 +386,11 @@ func (ix *Index) unitsOf(chunks []rag.ScoredChunk) []*unit {
 		if !ok || ix.chunks[ix.pos[c.ID]].Text != c.Text {
 			cached = splitUnits(c.Text, c.Headings, c.SectionHeading, c.Anchor)
 		}
+		overview := path.Base(c.ChapterPath) == "index" && strings.Contains(c.ChapterPath, "/")
 		for _, u := range cached {
 			cp := *u
 			cp.chunk = ci
+			cp.overview = overview
 			cp.pos = len(units)
 			units = append(units, &cp)
 		}
@@ -443,7 +455,7 @@ func subjectOf(text, heading string) map[string]bool {
 		return stemSet(strings.TrimSpace(strings.Split(heading, "(")[0]))
 	}
 	if subj == "" {
-		if m := definitionShape.FindStringSubmatch(t); m != nil {
+		if m := definitionShape.FindStringSubmatch(strings.ReplaceAll(t, "**", "")); m != nil {
 			subj = m[1]
 		}
 	}
@@ -473,7 +485,7 @@ func unitPrior(u *unit, wantsCode bool) float64 {
 	case goalHeading(u.heading.Text):
 		// Objectives say what a chapter will teach, never the answer.
 		p *= 0.5
-	case summaryHeading(u.heading.Text):
+	case summaryHeading(u.heading.Text) || u.overview:
 		p *= 0.8
 	}
 	switch u.kind {

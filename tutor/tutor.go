@@ -192,7 +192,8 @@ func (t *Tutor) logger() *slog.Logger {
 }
 
 // SourcesOf lists the chunks the evidence was drawn from, one source per
-// chunk and heading, in the order the evidence cites them. Evidence from a
+// section (a section split over two chunks is listed once), in the order
+// the evidence cites them. Evidence from a
 // reader's selection has no chunk and gives no source.
 func SourcesOf(evidence []rag.Passage) []rag.Source {
 	sources := []rag.Source{}
@@ -205,7 +206,7 @@ func SourcesOf(evidence []rag.Passage) []rag.Source {
 		if heading == "" {
 			heading, anchor = p.Chunk.SectionHeading, p.Chunk.Anchor
 		}
-		key := [2]string{p.Chunk.ID, heading}
+		key := [2]string{p.Chunk.ModuleID + "/" + p.Chunk.ChapterID, heading + "#" + anchor}
 		if seen[key] {
 			continue
 		}
