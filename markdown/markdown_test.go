@@ -17,7 +17,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // A small book written for these tests.
 func testBook() fstest.MapFS {
 	return fstest.MapFS{
-		"intro.md": {Data: []byte("---\nid: welcome\ntitle: \"Robots 101\"\n---\n\n# Ignored Heading\n\nThis short book teaches robots. It has two modules and a glossary of terms that a student can use while reading the chapters.\n")},
+		"intro.md":               {Data: []byte("---\nid: welcome\ntitle: \"Robots 101\"\n---\n\n# Ignored Heading\n\nThis short book teaches robots. It has two modules and a glossary of terms that a student can use while reading the chapters.\n")},
 		"basics/_category_.json": {Data: []byte(`{"label": "Robot Basics", "position": 2}`)},
 		"basics/index.md":        {Data: []byte("---\ntitle: Basics Overview\n---\n\n# Basics Overview\n\nWhat the basics module covers, in one friendly paragraph that is long enough to stand alone as a chunk of the book.\n")},
 		"basics/sensors.mdx": {Data: []byte(`---
