@@ -55,6 +55,10 @@ A small gyro bias makes the heading drift without bound.
 
 An incremental encoder loses its count at power-off.
 
+:::tip Homing
+Home the joint after every power-up.
+:::
+
 ## Review Questions
 
 1. What does an IMU measure?
@@ -138,12 +142,12 @@ func TestLeftOutAndMDX(t *testing.T) {
 		}
 	}
 	text := all.String()
-	for _, gone := range []string{"import Tabs", "<TabItem", "</Tabs>", "Table of Contents", "Review Questions", "What does an IMU measure", "Hard one", "What's Next", "Go on to actuators", "sidebar_position"} {
+	for _, gone := range []string{":::", "import Tabs", "<TabItem", "</Tabs>", "Table of Contents", "Review Questions", "What does an IMU measure", "Hard one", "What's Next", "Go on to actuators", "sidebar_position"} {
 		if strings.Contains(text, gone) {
 			t.Errorf("chunks still hold %q", gone)
 		}
 	}
-	for _, kept := range []string{"Read the IMU at 100 Hz", "### Drift", "An incremental encoder"} {
+	for _, kept := range []string{"Read the IMU at 100 Hz", "### Drift", "An incremental encoder", "Homing", "Home the joint after every power-up."} {
 		if !strings.Contains(text, kept) {
 			t.Errorf("chunks lost %q", kept)
 		}

@@ -72,8 +72,9 @@ var (
 	customID    = regexp.MustCompile(`\s*\{#([^}\s]+)\}\s*$`)
 )
 
-// stripMDX removes MDX import/export lines and {/* */} comments outside
-// fenced code; everything else is left for the Markdown parser.
+// stripMDX removes MDX import/export lines, {/* */} comments and
+// Docusaurus admonition markers (":::note Title" … ":::", keeping what they
+// wrap) outside fenced code; everything else is left for the parser.
 func stripMDX(src []byte) []byte {
 	var out bytes.Buffer
 	fence := ""
@@ -85,6 +86,13 @@ func stripMDX(src []byte) []byte {
 			fence = ""
 		} else if fence == "" {
 			if mdxImport.MatchString(line) {
+				continue
+			}
+			if strings.HasPrefix(t, ":::") {
+				// Keep an admonition's title as its own paragraph.
+				if title := strings.TrimSpace(strings.TrimLeft(strings.TrimLeft(t, ":"), "abcdefghijklmnopqrstuvwxyz")); title != "" {
+					out.WriteString(title + "\n\n")
+				}
 				continue
 			}
 			line = mdxComment.ReplaceAllString(line, "")
