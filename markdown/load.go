@@ -125,7 +125,7 @@ func Load(fsys fs.FS, opts Options) (rag.Book, []rag.Chunk, error) {
 		fmt.Fprintf(hash, "%s\x00%d\x00", p, len(b))
 		hash.Write(b)
 		fm, body := splitFrontMatter(b)
-		f := &chapterFile{path: p, fm: fm, body: stripMDX(body), position: 1e9}
+		f := &chapterFile{path: p, fm: fm, body: StripMDX(body), position: 1e9}
 		if i := strings.IndexByte(p, '/'); i >= 0 {
 			f.module = p[:i]
 		}

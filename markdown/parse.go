@@ -1,7 +1,6 @@
 package markdown
 
 import (
-	"bytes"
 	"regexp"
 	"strings"
 
@@ -63,44 +62,12 @@ func splitFrontMatter(src []byte) (frontMatter, []byte) {
 }
 
 var (
-	mdxImport  = regexp.MustCompile(`^(import|export)\s`)
-	mdxComment = regexp.MustCompile(`\{/\*.*?\*/\}`)
 	// jsxTag matches an HTML or JSX tag; only the tags are removed, the
 	// text they wrap stays.
 	jsxTag      = regexp.MustCompile(`</?[A-Za-z][\w.:-]*(\s+[^<>]*?)?/?>`)
 	htmlComment = regexp.MustCompile(`(?s)<!--.*?-->`)
 	customID    = regexp.MustCompile(`\s*\{#([^}\s]+)\}\s*$`)
 )
-
-// stripMDX removes MDX import/export lines, {/* */} comments and
-// Docusaurus admonition markers (":::note Title" … ":::", keeping what they
-// wrap) outside fenced code; everything else is left for the parser.
-func stripMDX(src []byte) []byte {
-	var out bytes.Buffer
-	fence := ""
-	for _, line := range strings.SplitAfter(string(src), "\n") {
-		t := strings.TrimSpace(line)
-		if fence == "" && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")) {
-			fence = t[:3]
-		} else if fence != "" && strings.HasPrefix(t, fence) {
-			fence = ""
-		} else if fence == "" {
-			if mdxImport.MatchString(line) {
-				continue
-			}
-			if strings.HasPrefix(t, ":::") {
-				// Keep an admonition's title as its own paragraph.
-				if title := strings.TrimSpace(strings.TrimLeft(strings.TrimLeft(t, ":"), "abcdefghijklmnopqrstuvwxyz")); title != "" {
-					out.WriteString(title + "\n\n")
-				}
-				continue
-			}
-			line = mdxComment.ReplaceAllString(line, "")
-		}
-		out.WriteString(line)
-	}
-	return out.Bytes()
-}
 
 type blockKind int
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	chunker "github.com/textbook-rag/rag/markdown"
 	"html/template"
 	"io/fs"
 	"path"
@@ -222,7 +223,7 @@ func parseChapter(file string, raw []byte) *chapter {
 	if p, err := strconv.ParseFloat(fm["sidebar_position"], 64); err == nil {
 		c.position = p
 	}
-	c.source = stripMDX(body)
+	c.source = chunker.StripMDX(body)
 	if c.Title == "" {
 		c.Title = firstH1(c.source)
 	}
@@ -287,59 +288,9 @@ func yamlScalar(v string) string {
 }
 
 var (
-	mdxImport  = regexp.MustCompile(`^import\s+(?:[\w*{}\s,$]+\s+from\s+)?['"][^'"]+['"];?\s*$`)
-	mdxExport  = regexp.MustCompile(`^export\s+(?:const|let|var|function|default)\b.*$`)
-	jsxTagLine = regexp.MustCompile(`^\s*(?:</?[A-Z][\w.]*(?:\s[^<>]*)?/?>\s*)+$`)
-	jsxTag     = regexp.MustCompile(`</?[A-Z][\w.]*(?:\s[^<>]*)?/?>`)
-	mdxComment = regexp.MustCompile(`\{/\*.*?\*/\}`)
-	fenceOpen  = regexp.MustCompile("^\\s{0,3}(`{3,}|~{3,})")
-	h1Line     = regexp.MustCompile(`^#\s+(.+?)(?:\s+\{#[^}]*\})?\s*#*\s*$`)
+	fenceOpen = regexp.MustCompile("^\\s{0,3}(`{3,}|~{3,})")
+	h1Line    = regexp.MustCompile(`^#\s+(.+?)(?:\s+\{#[^}]*\})?\s*#*\s*$`)
 )
-
-// stripMDX removes MDX import/export lines, JSX comments and the tags of
-// JSX components (keeping the text between them), outside fenced code.
-func stripMDX(body []byte) []byte {
-	lines := strings.Split(string(body), "\n")
-	out := lines[:0]
-	fence := ""
-	for _, line := range lines {
-		if fence != "" {
-			out = append(out, line)
-			if t := strings.TrimSpace(line); strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
-				fence = ""
-			}
-			continue
-		}
-		if m := fenceOpen.FindStringSubmatch(line); m != nil {
-			fence = m[1]
-			out = append(out, line)
-			continue
-		}
-		if mdxImport.MatchString(line) || mdxExport.MatchString(line) {
-			continue
-		}
-		line = mdxComment.ReplaceAllString(line, "")
-		if jsxTagLine.MatchString(line) {
-			out = append(out, "")
-			continue
-		}
-		out = append(out, stripInlineJSX(line))
-	}
-	return []byte(strings.Join(out, "\n"))
-}
-
-// stripInlineJSX drops component tags from a line, leaving code spans
-// (between backticks) alone.
-func stripInlineJSX(line string) string {
-	if !strings.Contains(line, "<") {
-		return line
-	}
-	parts := strings.Split(line, "`")
-	for i := 0; i < len(parts); i += 2 {
-		parts[i] = jsxTag.ReplaceAllString(parts[i], "")
-	}
-	return strings.Join(parts, "`")
-}
 
 func firstH1(src []byte) string {
 	fence := false
