@@ -23,7 +23,7 @@ import (
 
 // Version names the chunker's output format. Change it whenever the same
 // book would be cut differently, so existing indexes are rebuilt.
-const Version = "4"
+const Version = "5"
 
 // Options are the chunker's sizes, in cl100k tokens.
 type Options struct {
