@@ -119,7 +119,7 @@ func (h *History) now() time.Time {
 
 // EnsureSession creates the session, started now, unless it exists.
 func (h *History) EnsureSession(ctx context.Context, id string) error {
-	sid, err := sessionUUID(id)
+	sid, err := rag.SessionUUID(id)
 	if err != nil {
 		return err
 	}
@@ -148,14 +148,14 @@ ON CONFLICT (id) DO NOTHING`, id, started, created)
 // creating the session if needed: both messages or neither. Bad input is
 // an EINVALID *rag.Error and writes nothing.
 func (h *History) AppendExchange(ctx context.Context, sessionID string, question, answer rag.Message) error {
-	sid, rows, err := prepareExchange(sessionID, question, answer, h.now)
+	sid, rows, err := rag.PrepareExchange(sessionID, question, answer, h.now)
 	if err != nil {
 		return err
 	}
 	err = h.pool.with(ctx, func(c *pgx.Conn) error {
 		return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
 			// A session first seen here started when its first question was asked.
-			if err := ensureSession(ctx, tx, sid, rows[0].createdAt, h.now().Truncate(time.Microsecond)); err != nil {
+			if err := ensureSession(ctx, tx, sid, rows[0].CreatedAt, h.now().Truncate(time.Microsecond)); err != nil {
 				return fmt.Errorf("ensure session: %w", err)
 			}
 			// Exchanges of one session are written one at a time, so an
@@ -167,8 +167,8 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 				if _, err := tx.Exec(ctx, `INSERT INTO chat_messages
 	(id, session_id, role, content, sources, was_refusal, refusal_reason, created_at)
 VALUES ($1, $2, $3, $4, $5::text::jsonb, $6, $7, $8)`,
-					r.id, sid, r.role, r.content, r.sources, r.wasRefusal, r.reason, r.createdAt); err != nil {
-					return fmt.Errorf("insert %s message %s: %w", r.role, r.id, err)
+					r.ID, sid, r.Role, r.Content, r.Sources, r.WasRefusal, r.RefusalReason, r.CreatedAt); err != nil {
+					return fmt.Errorf("insert %s message %s: %w", r.Role, r.ID, err)
 				}
 			}
 			return nil
@@ -183,7 +183,7 @@ VALUES ($1, $2, $3, $4, $5::text::jsonb, $6, $7, $8)`,
 // Messages returns the session's messages, oldest first; an ENOTFOUND
 // *rag.Error when the session does not exist.
 func (h *History) Messages(ctx context.Context, sessionID string) ([]rag.Message, error) {
-	sid, err := sessionUUID(sessionID)
+	sid, err := rag.SessionUUID(sessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +222,7 @@ FROM chat_messages WHERE session_id = $1 ORDER BY created_at, seq`, sid)
 		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &reason, &m.CreatedAt); err != nil {
 			return nil, err
 		}
-		if m.Sources, err = decodeSources(sources); err != nil {
+		if m.Sources, err = rag.DecodeSources(sources); err != nil {
 			return nil, fmt.Errorf("message %s sources: %w", m.ID, err)
 		}
 		if reason != nil {

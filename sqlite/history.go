@@ -56,7 +56,7 @@ type History struct {
 type writeReq struct {
 	ctx  context.Context
 	sid  string
-	rows [2]row
+	rows [2]rag.StoredMessage
 	done chan error
 }
 
@@ -252,7 +252,7 @@ func formatTime(t time.Time) string {
 
 // EnsureSession creates the session, started now, unless it exists.
 func (h *History) EnsureSession(ctx context.Context, id string) error {
-	sid, err := sessionUUID(id)
+	sid, err := rag.SessionUUID(id)
 	if err != nil {
 		return err
 	}
@@ -278,7 +278,7 @@ ON CONFLICT (id) DO NOTHING`, id, formatTime(started), formatTime(created))
 // creating the session if needed: both messages or neither. Bad input is
 // an EINVALID *rag.Error and writes nothing.
 func (h *History) AppendExchange(ctx context.Context, sessionID string, question, answer rag.Message) error {
-	sid, rows, err := prepareExchange(sessionID, question, answer, h.now)
+	sid, rows, err := rag.PrepareExchange(sessionID, question, answer, h.now)
 	if err != nil {
 		return err
 	}
@@ -312,17 +312,17 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 	return nil
 }
 
-func (h *History) appendRows(ctx context.Context, tx *sql.Tx, sid string, rows [2]row) error {
+func (h *History) appendRows(ctx context.Context, tx *sql.Tx, sid string, rows [2]rag.StoredMessage) error {
 	// A session first seen here started when its first question was asked.
-	if err := ensureSession(ctx, tx, sid, rows[0].createdAt, h.now()); err != nil {
+	if err := ensureSession(ctx, tx, sid, rows[0].CreatedAt, h.now()); err != nil {
 		return fmt.Errorf("ensure session: %w", err)
 	}
 	for _, r := range rows {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO chat_messages
 	(id, session_id, role, content, sources, was_refusal, refusal_reason, created_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			r.id, sid, r.role, r.content, r.sources, r.wasRefusal, r.reason, formatTime(r.createdAt)); err != nil {
-			return fmt.Errorf("insert %s message %s: %w", r.role, r.id, err)
+			r.ID, sid, r.Role, r.Content, r.Sources, r.WasRefusal, r.RefusalReason, formatTime(r.CreatedAt)); err != nil {
+			return fmt.Errorf("insert %s message %s: %w", r.Role, r.ID, err)
 		}
 	}
 	return nil
@@ -331,7 +331,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 // Messages returns the session's messages, oldest first; an ENOTFOUND
 // *rag.Error when the session does not exist.
 func (h *History) Messages(ctx context.Context, sessionID string) ([]rag.Message, error) {
-	sid, err := sessionUUID(sessionID)
+	sid, err := rag.SessionUUID(sessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -370,7 +370,7 @@ FROM chat_messages WHERE session_id = ? ORDER BY created_at, seq`, sid)
 		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &reason, &created); err != nil {
 			return nil, err
 		}
-		if m.Sources, err = decodeSources(sources); err != nil {
+		if m.Sources, err = rag.DecodeSources(sources); err != nil {
 			return nil, fmt.Errorf("message %s sources: %w", m.ID, err)
 		}
 		if reason.Valid {

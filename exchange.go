@@ -1,0 +1,125 @@
+package rag
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// StoredMessage is a validated message as a history store writes it.
+type StoredMessage struct {
+	ID            string
+	Role          string
+	Content       string
+	Sources       string // JSON array, never null
+	WasRefusal    bool
+	RefusalReason *string // nil for an answer
+	CreatedAt     time.Time
+}
+
+// SessionUUID returns id in canonical form, or an EINVALID *Error.
+func SessionUUID(id string) (string, error) {
+	u, err := uuid.Parse(id)
+	if err != nil {
+		return "", Errorf(EINVALID, "session id must be a UUID")
+	}
+	return u.String(), nil
+}
+
+// PrepareExchange validates a question and its answer for storage and
+// fills in what the caller may leave out: ids (new UUIDs), times (now, the
+// same for both) and sources (empty). The answer is never dated before the
+// question. Every problem is an EINVALID *Error, so a store can check an
+// exchange before it writes anything.
+func PrepareExchange(sessionID string, q, a Message, now func() time.Time) (string, [2]StoredMessage, error) {
+	var rows [2]StoredMessage
+	sid, err := SessionUUID(sessionID)
+	if err != nil {
+		return "", rows, err
+	}
+	var clock time.Time
+	for i, m := range []Message{q, a} {
+		what, want := "question", "user"
+		if i == 1 {
+			what, want = "answer", "assistant"
+		}
+		if m.Role != want {
+			return "", rows, Errorf(EINVALID, "the %s's role must be %q, not %q", what, want, m.Role)
+		}
+		if m.SessionID != "" {
+			if s, err := SessionUUID(m.SessionID); err != nil || s != sid {
+				return "", rows, Errorf(EINVALID, "the %s belongs to session %q, not %s", what, m.SessionID, sid)
+			}
+		}
+		if strings.TrimSpace(m.Content) == "" {
+			return "", rows, Errorf(EINVALID, "the %s is empty", what)
+		}
+		if !utf8.ValidString(m.Content) || strings.ContainsRune(m.Content, 0) {
+			return "", rows, Errorf(EINVALID, "the %s must be valid UTF-8 without NUL characters", what)
+		}
+		r := StoredMessage{Role: m.Role, Content: m.Content, WasRefusal: m.WasRefusal, CreatedAt: m.CreatedAt}
+		if m.ID == "" {
+			r.ID = uuid.NewString()
+		} else {
+			u, err := uuid.Parse(m.ID)
+			if err != nil {
+				return "", rows, Errorf(EINVALID, "the %s's id must be a UUID", what)
+			}
+			r.ID = u.String()
+		}
+		if m.RefusalReason != nil {
+			if !slices.Contains(RefusalReasons, *m.RefusalReason) {
+				return "", rows, Errorf(EINVALID, "the %s has an unknown refusal reason %q", what, *m.RefusalReason)
+			}
+			if !m.WasRefusal {
+				return "", rows, Errorf(EINVALID, "the %s has a refusal reason but is not a refusal", what)
+			}
+			s := string(*m.RefusalReason)
+			r.RefusalReason = &s
+		}
+		if i == 0 && m.WasRefusal {
+			return "", rows, Errorf(EINVALID, "a question cannot be a refusal")
+		}
+		src := m.Sources
+		if src == nil {
+			src = []Source{}
+		}
+		b, err := json.Marshal(src)
+		if err != nil {
+			return "", rows, WrapError(EINVALID, fmt.Sprintf("the %s's sources cannot be encoded", what), err)
+		}
+		r.Sources = string(b)
+		if r.CreatedAt.IsZero() {
+			if clock.IsZero() {
+				clock = now()
+			}
+			r.CreatedAt = clock
+		}
+		r.CreatedAt = r.CreatedAt.UTC().Truncate(time.Microsecond)
+		rows[i] = r
+	}
+	if rows[0].ID == rows[1].ID {
+		return "", rows, Errorf(EINVALID, "question and answer have the same id %s", rows[0].ID)
+	}
+	if rows[1].CreatedAt.Before(rows[0].CreatedAt) {
+		rows[1].CreatedAt = rows[0].CreatedAt
+	}
+	return sid, rows, nil
+}
+
+// DecodeSources turns stored JSON sources into a list, never nil.
+func DecodeSources(s string) ([]Source, error) {
+	var src []Source
+	if err := json.Unmarshal([]byte(s), &src); err != nil {
+		return nil, err
+	}
+	if src == nil {
+		src = []Source{}
+	}
+	return src, nil
+}
