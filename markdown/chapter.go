@@ -68,12 +68,12 @@ func parseChapter(f *chapterFile) *chapter {
 	if ch.title == "" {
 		ch.title = stem(f.path)
 	}
-	slugs := slugger{}
+	slugs := Slugger{}
 	anchor := func(b block) string {
 		if b.custom != "" {
-			return slugs.custom(b.custom)
+			return slugs.Custom(b.custom)
 		}
-		return slugs.slug(b.title)
+		return slugs.Slug(b.title)
 	}
 	cur := &section{heading: rag.Heading{Level: 1, Text: ch.title}}
 	skipBelow := 0 // while > 0, headings deeper than this are left out too

@@ -114,7 +114,7 @@ func parseBlocks(src []byte) []block {
 		raw := strings.TrimRight(string(src[sp.start:end]), " \t\r\n")
 		switch n := sp.n.(type) {
 		case *ast.Heading:
-			title := plainText(n, src)
+			title := PlainText(n, src)
 			custom := ""
 			if m := customID.FindStringSubmatch(title); m != nil {
 				custom = m[1]
@@ -203,8 +203,8 @@ func prevLine(src []byte, off int) int {
 	return off
 }
 
-// plainText is a heading's text without inline markup.
-func plainText(n ast.Node, src []byte) string {
+// PlainText is a heading's text without inline markup.
+func PlainText(n ast.Node, src []byte) string {
 	var b strings.Builder
 	var walk func(ast.Node)
 	walk = func(m ast.Node) {

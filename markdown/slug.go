@@ -24,18 +24,21 @@ func Slug(heading string) string {
 	return b.String()
 }
 
-// slugger numbers repeated anchors of one page "-1", "-2", … as Docusaurus
-// does, and keeps custom {#ids} from being reused.
-type slugger map[string]int
+// Slugger numbers repeated anchors of one page "-1", "-2", … as Docusaurus
+// does, and keeps custom {#ids} from being reused. The chunker and the
+// reader's page use the same one, so a source's anchor is on the page.
+type Slugger map[string]int
 
-func (s slugger) custom(id string) string {
+// Custom reserves a heading's explicit {#id}.
+func (s Slugger) Custom(id string) string {
 	if _, ok := s[id]; !ok {
 		s[id] = 0
 	}
 	return id
 }
 
-func (s slugger) slug(heading string) string {
+// Slug returns the next free anchor for a heading's text.
+func (s Slugger) Slug(heading string) string {
 	base := Slug(heading)
 	id := base
 	for {

@@ -5,7 +5,6 @@ import (
 	chunker "github.com/textbook-rag/rag/markdown"
 	"html/template"
 	"path"
-	"strconv"
 	"strings"
 
 	"github.com/yuin/goldmark"
@@ -28,13 +27,13 @@ var markdown = goldmark.New(
 func (b *book) render(c *chapter) error {
 	src := c.source
 	doc := markdown.Parser().Parse(text.NewReader(src))
-	slugs := slugger{}
+	slugs := chunker.Slugger{}
 	// Custom ids are taken first so generated ones never collide with them.
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if h, ok := n.(*ast.Heading); ok && entering {
 			if id, ok := h.AttributeString("id"); ok {
 				if s, ok := id.([]byte); ok {
-					slugs.seen(string(s))
+					slugs.Custom(string(s))
 				}
 			}
 		}
@@ -50,7 +49,7 @@ func (b *book) render(c *chapter) error {
 				c.hasH1 = true
 			}
 			if _, ok := n.AttributeString("id"); !ok {
-				n.SetAttributeString("id", []byte(slugs.slug(plainText(n, src))))
+				n.SetAttributeString("id", []byte(slugs.Slug(chunker.PlainText(n, src))))
 			}
 		case *ast.Link:
 			n.Destination = []byte(b.rewriteLink(c, string(n.Destination)))
@@ -103,54 +102,6 @@ func moduleLanding(m *module) *chapter {
 		}
 	}
 	return m.Chapters[0]
-}
-
-// plainText is a heading's text without Markdown syntax.
-func plainText(n ast.Node, src []byte) string {
-	var b strings.Builder
-	var walk func(ast.Node)
-	walk = func(n ast.Node) {
-		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-			switch c := c.(type) {
-			case *ast.Text:
-				b.Write(c.Segment.Value(src))
-				if c.SoftLineBreak() || c.HardLineBreak() {
-					b.WriteByte(' ')
-				}
-			case *ast.String:
-				b.Write(c.Value)
-			default:
-				walk(c)
-			}
-		}
-	}
-	walk(n)
-	return b.String()
-}
-
-// slugger makes heading ids the way Docusaurus (github-slugger) does:
-// lowercase, spaces become '-', punctuation other than '-' and '_' is
-// dropped, and repeats get "-1", "-2", … suffixes.
-type slugger map[string]int
-
-func (s slugger) seen(id string) {
-	if _, ok := s[id]; !ok {
-		s[id] = 0
-	}
-}
-
-func (s slugger) slug(heading string) string {
-	base := Slug(heading)
-	id := base
-	for {
-		if _, taken := s[id]; !taken {
-			break
-		}
-		s[base]++
-		id = base + "-" + strconv.Itoa(s[base])
-	}
-	s[id] = 0
-	return id
 }
 
 // Slug is the Docusaurus heading anchor of a heading's text (before
