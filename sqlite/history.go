@@ -138,22 +138,29 @@ func (h *History) commit(batch []*writeReq) {
 	if live > 0 {
 		ctx := context.Background()
 		tx, err := h.db.BeginTx(ctx, nil)
+		var st *batchStmts
+		if err == nil {
+			st, err = prepareBatch(ctx, tx)
+		}
 		if err == nil {
 			for i, r := range batch {
 				if errs[i] != nil {
 					continue
 				}
-				if _, err := tx.ExecContext(ctx, "SAVEPOINT exchange"); err != nil {
+				if _, err := st.savepoint.ExecContext(ctx); err != nil {
 					errs[i] = err
 					continue
 				}
-				if err := h.appendRows(ctx, tx, r.sid, r.rows); err != nil {
+				if err := h.appendRows(ctx, st, r.sid, r.rows); err != nil {
 					errs[i] = err
-					_, _ = tx.ExecContext(ctx, "ROLLBACK TO exchange")
+					_, _ = st.rollback.ExecContext(ctx)
 				}
-				_, _ = tx.ExecContext(ctx, "RELEASE exchange")
+				_, _ = st.release.ExecContext(ctx)
 			}
+			st.close()
 			err = tx.Commit()
+		} else if tx != nil {
+			_ = tx.Rollback()
 		}
 		if err != nil {
 			for i := range batch {
@@ -312,15 +319,51 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 	return nil
 }
 
-func (h *History) appendRows(ctx context.Context, tx *sql.Tx, sid string, rows [2]rag.StoredMessage) error {
+// batchStmts are the statements of one batch, prepared once for all its
+// exchanges.
+type batchStmts struct {
+	session, message, savepoint, rollback, release *sql.Stmt
+}
+
+func prepareBatch(ctx context.Context, tx *sql.Tx) (*batchStmts, error) {
+	st := &batchStmts{}
+	for _, p := range []struct {
+		dst **sql.Stmt
+		sql string
+	}{
+		{&st.session, `INSERT INTO chat_sessions (id, started_at, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING`},
+		{&st.message, `INSERT INTO chat_messages
+	(id, session_id, role, content, sources, was_refusal, refusal_reason, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&st.savepoint, "SAVEPOINT exchange"},
+		{&st.rollback, "ROLLBACK TO exchange"},
+		{&st.release, "RELEASE exchange"},
+	} {
+		s, err := tx.PrepareContext(ctx, p.sql)
+		if err != nil {
+			st.close()
+			return nil, fmt.Errorf("prepare: %w", err)
+		}
+		*p.dst = s
+	}
+	return st, nil
+}
+
+func (st *batchStmts) close() {
+	for _, s := range []*sql.Stmt{st.session, st.message, st.savepoint, st.rollback, st.release} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+func (h *History) appendRows(ctx context.Context, st *batchStmts, sid string, rows [2]rag.StoredMessage) error {
 	// A session first seen here started when its first question was asked.
-	if err := ensureSession(ctx, tx, sid, rows[0].CreatedAt, h.now()); err != nil {
+	if _, err := st.session.ExecContext(ctx, sid, formatTime(rows[0].CreatedAt), formatTime(h.now())); err != nil {
 		return fmt.Errorf("ensure session: %w", err)
 	}
 	for _, r := range rows {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO chat_messages
-	(id, session_id, role, content, sources, was_refusal, refusal_reason, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		if _, err := st.message.ExecContext(ctx,
 			r.ID, sid, r.Role, r.Content, r.Sources, r.WasRefusal, r.RefusalReason, formatTime(r.CreatedAt)); err != nil {
 			return fmt.Errorf("insert %s message %s: %w", r.Role, r.ID, err)
 		}
