@@ -17,7 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // also registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/textbook-rag/rag"
 )
@@ -81,12 +82,29 @@ func Open(ctx context.Context, path string) (*History, error) {
 		return nil, fmt.Errorf("open sqlite history %s: %w", path, err)
 	}
 	h := &History{db: db, writes: make(chan *writeReq, maxBatch), stop: make(chan struct{}), stopped: make(chan struct{})}
-	if err := h.init(ctx); err != nil {
+	// Switching a new file to WAL needs an exclusive lock, and SQLite
+	// answers BUSY there without waiting: processes opening the same file
+	// at once retry.
+	err = h.init(ctx)
+	for try := 1; isBusy(err) && try <= 5; try++ {
+		select {
+		case <-time.After(time.Duration(try*20) * time.Millisecond):
+		case <-ctx.Done():
+		}
+		err = h.init(ctx)
+	}
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite history %s: %w", path, err)
 	}
 	go h.writer()
 	return h, nil
+}
+
+// isBusy reports SQLite's SQLITE_BUSY (also its extended codes).
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // writer commits waiting exchanges in batches until Close, then drains
