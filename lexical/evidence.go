@@ -61,7 +61,9 @@ const (
 	headingCredit = 0.7
 	sectionCredit = 0.5
 	chunkCredit   = 0.25
-	leadCredit    = 0.7
+	// selectionCredit is chunkCredit for a reader's selection.
+	selectionCredit = 0.5
+	leadCredit      = 0.7
 
 	// keepRatio: other units of the same section are quoted when they
 	// score at least this share of the best one; selectedKeepRatio is the
@@ -118,7 +120,9 @@ func (ix *Index) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passa
 // answer (a shared word is not enough).
 func (ix *Index) SelectedEvidence(question, selected string) []rag.Passage {
 	q := ix.analyze(question)
-	units := splitUnits(selected, nil, "", "")
+	// The reader chose the whole selection, so all of it is context for
+	// each of its sentences, more than the rest of a retrieved chunk is.
+	units := splitUnitsWith(selected, nil, "", "", selectionCredit)
 	if pointsAtSelection(q) {
 		// "What does this mean?", "Explain this passage": the selection is
 		// the subject, so it is the evidence.

@@ -21,6 +21,12 @@ var (
 // chunker already normalised the body to headings, paragraphs, list items,
 // tables and fenced code.
 func splitUnits(text string, headings []rag.Heading, section, anchor string) []*unit {
+	return splitUnitsWith(text, headings, section, anchor, chunkCredit)
+}
+
+// splitUnitsWith is splitUnits with the credit a unit gets for words the
+// rest of the text holds.
+func splitUnitsWith(text string, headings []rag.Heading, section, anchor string, contextCredit float64) []*unit {
 	var units []*unit
 	cur := rag.Heading{Level: 2, Text: section, Anchor: anchor}
 	lead := ""
@@ -35,7 +41,7 @@ func splitUnits(text string, headings []rag.Heading, section, anchor string) []*
 		u.idents = identifiersIn(u.text)
 		u.ctx = map[string]float64{}
 		for s := range all {
-			u.ctx[s] = chunkCredit
+			u.ctx[s] = contextCredit
 		}
 		for s := range sectionTerms {
 			u.ctx[s] = sectionCredit
