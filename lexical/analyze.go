@@ -14,6 +14,9 @@ import (
 type token struct {
 	word string
 	stem string
+	// part marks a piece of the compound word just before it
+	// ("check" and "urdf" after "check_urdf").
+	part bool
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
@@ -57,7 +60,7 @@ func tokenize(text string) []token {
 		// "ImuPublisher" is about publishers.
 		if parts := camelParts(raw); len(parts) > 1 {
 			for _, p := range parts {
-				out = append(out, token{word: p, stem: stem(p)})
+				out = append(out, token{word: p, stem: stem(p), part: true})
 			}
 		}
 		i = j
@@ -96,7 +99,7 @@ func appendWord(out []token, w string) []token {
 	out = append(out, token{word: w, stem: stem(w)})
 	if strings.ContainsAny(w, "_.-") && !isNumber(w) {
 		for _, p := range strings.FieldsFunc(w, func(r rune) bool { return r == '_' || r == '.' || r == '-' }) {
-			out = append(out, token{word: p, stem: stem(p)})
+			out = append(out, token{word: p, stem: stem(p), part: true})
 		}
 	}
 	return out

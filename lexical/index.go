@@ -157,11 +157,18 @@ func (ix *Index) analyze(question string) query {
 	var q query
 	seen := map[string]bool{}
 	toks := tokenize(question)
+	skipParts := false
 	for i, t := range toks {
+		if t.part && skipParts {
+			continue
+		}
+		skipParts = false
 		if (t.word == "many" || t.word == "much" || t.word == "long" || t.word == "far") && i > 0 && toks[i-1].word == "how" {
 			q.wantsNumber = true
 		}
 		if stopwords[t.word] || questionWords[t.word] || (ix.df[t.stem] == 0 && isMisspeltFunctionWord(t.word)) {
+			// A compound question word ("step-by-step") takes its parts along.
+			skipParts = !t.part
 			continue
 		}
 		if (t.word == "many" || t.word == "much") && i > 0 && toks[i-1].word == "how" {

@@ -31,7 +31,7 @@ approximately about around roughly usually typically typical generally commonly
 main major overall basically essentially
 go goes going gone went come comes coming came get gets getting got
 make makes making made take takes taking took put puts putting keep keeps
-keeping kept give gives giving gave working better worse
+keeping kept give gives giving gave working better worse step-by-step stand stands
 `)
 
 func setOf(words string) map[string]bool {
