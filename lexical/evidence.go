@@ -275,13 +275,6 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 			}
 		}
 	}
-	if debugBest != nil {
-		if best != nil {
-			debugBest(best.score)
-		} else {
-			debugBest(-1)
-		}
-	}
 	if best == nil {
 		return nil
 	}
@@ -588,6 +581,3 @@ func hasNewNumber(nums, qnums map[string]bool) bool {
 	}
 	return false
 }
-
-// debugBest, when set by a test, hears the best window's score.
-var debugBest func(float64)
