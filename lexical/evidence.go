@@ -88,7 +88,7 @@ const (
 // in book order, or nil when no part of them does. It never returns text
 // that is not in the chunks.
 func (ix *Index) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passage {
-	q := ix.analyze(question)
+	q := focus(ix.analyze(question), question)
 	if len(q.terms) == 0 {
 		return nil
 	}
@@ -310,9 +310,10 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 	}
 	// A quoted list item brings its siblings when the list is short: a list
 	// is read whole ("Spring between motor and output" needs "Lower
-	// bandwidth but inherent force sensing").
+	// bandwidth but inherent force sensing"). A list right under its
+	// heading has no lead-in; the heading introduces it.
 	for _, u := range units {
-		if !picked[u] || u.kind != item || u.lead == "" {
+		if !picked[u] || u.kind != item {
 			continue
 		}
 		var siblings []*unit
@@ -492,7 +493,10 @@ func unitPrior(u *unit, wantsCode bool) float64 {
 		if !wantsCode {
 			p *= 0.85
 		}
-		if n := strings.Count(u.text, "\n"); n > 25 {
+		// A long program holds many words by chance.
+		if n := strings.Count(u.text, "\n"); n > 60 {
+			p *= 0.7
+		} else if n > 25 {
 			p *= 0.85
 		}
 	}
@@ -534,7 +538,7 @@ func asksForCode(question string) bool {
 // ExplainEvidence lists the best-scoring units of the chunks for a
 // question; the CLI's --explain flag prints it.
 func (ix *Index) ExplainEvidence(question string, chunks []rag.ScoredChunk, n int) string {
-	q := ix.analyze(question)
+	q := focus(ix.analyze(question), question)
 	units := ix.unitsOf(chunks)
 	wantsCode := asksForCode(question)
 	for _, u := range units {

@@ -12,6 +12,8 @@ really same shall she should so some such than that the their theirs them themse
 there these they this those through thus to too under until up upon us very was we were
 what whats when where whether which while who whom whose why will with within without would
 yet you your yours yourself yourselves i'm it's don't
+though although however unless whenever whatever whichever already still always never
+often sometimes forever almost enough instead maybe perhaps otherwise anymore somehow
 `)
 
 // questionWords carry the shape of a question ("what does X mean",
@@ -32,6 +34,7 @@ main major overall basically essentially
 go goes going gone went come comes coming came get gets getting got
 make makes making made take takes taking took put puts putting keep keeps
 keeping kept give gives giving gave working better worse step-by-step stand stands
+stuff weird odd strange great nice cool awesome bad fine ok
 `)
 
 func setOf(words string) map[string]bool {
