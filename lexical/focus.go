@@ -13,9 +13,11 @@ const contextWeight = 0.4
 var stepOpeners = []string{"once ", "after ", "before ", "having ", "now that "}
 
 // focus lowers the weight of the words that only occur in a leading step
-// clause, so the evidence search looks for the next step rather than the
-// one the reader has finished. Retrieval keeps the full weights: the
-// clause still tells which chapter the reader is in.
+// clause or in the story told before the question itself, so that the
+// search looks for the next step rather than the one the reader has
+// finished, and a reader's "before our demo" does not count as much as
+// what they ask. Those words still count: they tell which chapter the
+// reader is in.
 func focus(q query, question string) query {
 	s := strings.ToLower(strings.TrimSpace(question))
 	opens := false
@@ -24,6 +26,14 @@ func focus(q query, question string) query {
 	}
 	comma := strings.IndexByte(s, ',')
 	if !opens || comma < 0 || strings.TrimSpace(s[comma+1:]) == "" {
+		comma = -1
+		// A story before the question: "My stack works in Gazebo. How
+		// should I measure the gap?"
+		if i := strings.LastIndexAny(strings.TrimRight(s, "?!. "), ".!?"); i > 0 && strings.HasSuffix(s, "?") {
+			comma = i
+		}
+	}
+	if comma < 0 {
 		return q
 	}
 	main := map[string]bool{}

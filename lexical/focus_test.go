@@ -13,6 +13,8 @@ func TestFocusWeighsTheNextStep(t *testing.T) {
 		{"Once the topic exists, which reliability policy resends messages?", []string{"topic", "exist"}, []string{"reliabl", "polici"}},
 		{"How do I create a client for a service?", nil, []string{"creat", "client", "servic"}},
 		{"After a client, the client calls what?", nil, []string{"client"}},
+		{"My gripper works great on the bench. Which service opens the gripper?", []string{"bench"}, []string{"servic", "gripper"}},
+		{"The gripper opens. Is that a service. Or a topic", nil, []string{"gripper", "servic", "topic"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.question, func(t *testing.T) {

@@ -389,7 +389,7 @@ func (ix *Index) Retrieve(ctx context.Context, question string, k int) ([]rag.Sc
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	q := ix.analyze(question)
+	q := focus(ix.analyze(question), question)
 	return ix.retrieve(q, k), nil
 }
 
