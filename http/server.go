@@ -18,7 +18,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/textbook-rag/rag"
 )
 
@@ -138,7 +137,7 @@ func NewServer(cfg Config) *Server {
 		Logger:  slog.New(slog.NewJSONHandler(os.Stderr, nil)),
 		Metrics: NewMetrics(),
 		Now:     time.Now,
-		NewID:   uuid.NewString,
+		NewID:   rag.NewID,
 		cfg:     cfg,
 	}
 }
@@ -159,7 +158,7 @@ func (s *Server) Handler() http.Handler {
 			s.Now = time.Now
 		}
 		if s.NewID == nil {
-			s.NewID = uuid.NewString
+			s.NewID = rag.NewID
 		}
 		s.limiter = newLimiter(func() time.Time { return s.Now() })
 		s.limiter.setRate(groupChat, s.cfg.ChatRatePerMin)

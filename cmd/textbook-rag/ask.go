@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/google/uuid"
 	"github.com/textbook-rag/rag"
 )
 
@@ -31,7 +30,7 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usageError{rag.ErrorMessage(err)}
 	}
 	if req.SessionID == "" {
-		req.SessionID = uuid.NewString()
+		req.SessionID = rag.NewID()
 	}
 	// Only --data: answer from that index as it is. Otherwise make sure
 	// the index matches the book first.
