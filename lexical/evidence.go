@@ -28,6 +28,10 @@ type unit struct {
 	// overview marks units of a module's index page, which restates what
 	// the chapters say.
 	overview bool
+	// goal and summary classify the unit's heading, and lines counts the
+	// unit's line breaks: fixed per unit, so worked out once when it is cut.
+	goal, summary bool
+	lines         int
 	// idents are the stems of the parts of each compound identifier the
 	// unit uses (create_publisher, ImuPublisher).
 	idents [][]string
@@ -167,13 +171,23 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 	for _, t := range q.terms {
 		qstems[t.stem] = true
 	}
-	for _, u := range units {
-		u.score = q.coverage(func(s string) float64 {
+	// match[i][k]: how unit i holds stem slot k (1 in its text, else the
+	// credit of its context). A window holds a stem as well as its best
+	// unit does.
+	sl := newSlots(&q)
+	match := make([][]float64, len(units))
+	flat := make([]float64, len(units)*len(sl.stems))
+	for i, u := range units {
+		m := flat[i*len(sl.stems) : (i+1)*len(sl.stems)]
+		for k, s := range sl.stems {
 			if u.terms[s] {
-				return 1
+				m[k] = 1
+			} else {
+				m[k] = u.ctx[s]
 			}
-			return u.ctx[s]
-		}) * unitPrior(u, wantsCode)
+		}
+		match[i] = m
+		u.score = q.coverageOf(sl, m) * unitPrior(u, wantsCode)
 	}
 	keyOf := func(u *unit) [2]any { return [2]any{u.chunk, u.heading.Text} }
 	var best *window
@@ -217,35 +231,35 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 			defines[i] = definesSubject(u, qstems)
 		}
 	}
+	// A unit states the answer type on its own or not at all.
+	typed := make([]bool, len(units))
+	if want != nil {
+		for i, u := range units {
+			typed[i] = want.MatchString(u.text)
+		}
+	}
+	win := make([]float64, len(sl.stems))
 	for i := range units {
 		hasNum := false
+		hasType := false
 		prior := 1.0
-		var text strings.Builder
+		copy(win, match[i])
 		for j := i; j < len(units) && j < i+maxWindow; j++ {
 			u := units[j]
 			if keyOf(u) != keyOf(units[i]) {
 				break
 			}
-			win := units[i : j+1]
-			if want != nil {
-				text.WriteString(u.text + "\n")
+			for k, x := range match[j] {
+				win[k] = max(win[k], x)
 			}
 			hasNum = hasNum || hasNewNumber(u.nums, qnums)
+			hasType = hasType || typed[j]
 			prior = min(prior, unitPrior(u, wantsCode))
-			sc := q.coverage(func(s string) float64 {
-				m := 0.0
-				for _, w := range win {
-					if w.terms[s] {
-						return 1
-					}
-					m = max(m, w.ctx[s])
-				}
-				return m
-			}) * prior * (1 - 0.04*float64(j-i))
+			sc := q.coverageOf(sl, win) * prior * (1 - 0.04*float64(j-i))
 			if q.wantsNumber && !hasNum {
 				sc *= 0.8
 			}
-			if want != nil && !want.MatchString(text.String()) {
+			if want != nil && !hasType {
 				continue
 			}
 			rank := sc + headingBonus*headShare[i]
@@ -255,13 +269,11 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 			if slices.Contains(namesAPI[i:j+1], true) {
 				rank += apiBonus
 			}
+			// Context credit stays below 1, so 1 means the text has it.
 			shared := 0
-			for _, t := range q.terms {
-				for _, w := range win {
-					if w.terms[t.stem] {
-						shared++
-						break
-					}
+			for _, k := range sl.term {
+				if win[k] == 1 {
+					shared++
 				}
 			}
 			if sc < minScore || (keep == selectedKeepRatio && shared < min(2, len(q.terms))) {
@@ -480,10 +492,10 @@ var definitionShape = regexp.MustCompile(`^(?:(?:A|An|The)\s+)?((?:[\w./-]+\s+){
 func unitPrior(u *unit, wantsCode bool) float64 {
 	p := 1.0
 	switch {
-	case goalHeading(u.heading.Text):
+	case u.goal:
 		// Objectives say what a chapter will teach, never the answer.
 		p *= 0.5
-	case summaryHeading(u.heading.Text) || u.overview:
+	case u.summary || u.overview:
 		p *= 0.8
 	}
 	switch u.kind {
@@ -494,9 +506,9 @@ func unitPrior(u *unit, wantsCode bool) float64 {
 			p *= 0.85
 		}
 		// A long program holds many words by chance.
-		if n := strings.Count(u.text, "\n"); n > 60 {
+		if u.lines > 60 {
 			p *= 0.7
-		} else if n > 25 {
+		} else if u.lines > 25 {
 			p *= 0.85
 		}
 	}

@@ -14,9 +14,10 @@
 package lexical
 
 import (
+	"cmp"
 	"context"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -464,11 +465,11 @@ func (ix *Index) retrieve(q query, k int) []rag.ScoredChunk {
 			rs = append(rs, ranked{i: d, score: score[d] / q.total, rank: (local[d] + extra[d]) / q.total})
 		}
 	}
-	sort.Slice(rs, func(a, b int) bool {
-		if rs[a].rank != rs[b].rank {
-			return rs[a].rank > rs[b].rank
+	slices.SortFunc(rs, func(a, b ranked) int {
+		if c := cmp.Compare(b.rank, a.rank); c != 0 {
+			return c
 		}
-		return rs[a].i < rs[b].i
+		return cmp.Compare(a.i, b.i)
 	})
 	if len(rs) > k {
 		rs = rs[:k]
@@ -535,4 +536,56 @@ func (ix *Index) ScoreChunk(question string, c rag.Chunk) ChunkScore {
 		b.WriteString(mark + t.word + " ")
 	}
 	return ChunkScore{Score: round(calibrated(score)), Detail: b.String()}
+}
+
+// slots numbers the stems a query's coverage looks up (its terms and
+// their related stems), so that scoring many units, and windows of them,
+// reads slices instead of maps.
+type slots struct {
+	stems   []string
+	term    []int   // slot of q.terms[i]
+	related [][]int // slot of q.terms[i].related[r]
+}
+
+func newSlots(q *query) slots {
+	var sl slots
+	at := map[string]int{}
+	slot := func(s string) int {
+		k, ok := at[s]
+		if !ok {
+			k = len(sl.stems)
+			at[s] = k
+			sl.stems = append(sl.stems, s)
+		}
+		return k
+	}
+	sl.term = make([]int, len(q.terms))
+	sl.related = make([][]int, len(q.terms))
+	for i, t := range q.terms {
+		sl.term[i] = slot(t.stem)
+		for _, r := range t.related {
+			sl.related[i] = append(sl.related[i], slot(r.stem))
+		}
+	}
+	return sl
+}
+
+// coverageOf is coverage with v[k] the match of stem slot k.
+func (q *query) coverageOf(sl slots, v []float64) float64 {
+	if q.total == 0 {
+		return 0
+	}
+	var got float64
+	for i, t := range q.terms {
+		m := v[sl.term[i]]
+		if m < 1 {
+			for r, k := range sl.related[i] {
+				if x := v[k] * t.related[r].strength; x > m {
+					m = x
+				}
+			}
+		}
+		got += t.weight * m
+	}
+	return got / q.total
 }

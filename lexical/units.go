@@ -39,6 +39,9 @@ func splitUnitsWith(text string, headings []rag.Heading, section, anchor string,
 		u.nums = numbersIn(u.text)
 		u.subject = subjectOf(u.text, cur.Text)
 		u.idents = identifiersIn(u.text)
+		u.goal = goalHeading(cur.Text)
+		u.summary = summaryHeading(cur.Text)
+		u.lines = strings.Count(u.text, "\n")
 		u.ctx = map[string]float64{}
 		for s := range all {
 			u.ctx[s] = contextCredit
