@@ -38,13 +38,16 @@ const timeFormat = "2006-01-02T15:04:05.000000Z"
 // SQLite has one writer at a time, and each commit costs a write to the
 // log, so exchanges are written by one goroutine that commits all the
 // exchanges waiting at that moment in a single transaction (group
-// commit), each under its own savepoint: an exchange is still written
-// whole or not at all, and a bad one does not take its neighbours down.
+// commit). An exchange is still written whole or not at all, and a bad
+// one does not take its neighbours down (see commit).
 type History struct {
 	db *sql.DB
 	// Now is the clock for times the caller leaves out; time.Now when nil.
 	// Set it before use. Times are stored in UTC to the microsecond.
 	Now func() time.Time
+
+	// The writer's statements, prepared once.
+	insertSession, insertExchange *sql.Stmt
 
 	writes    chan *writeReq
 	stop      chan struct{}
@@ -92,6 +95,12 @@ func Open(ctx context.Context, path string) (*History, error) {
 		case <-ctx.Done():
 		}
 		err = h.init(ctx)
+	}
+	if err == nil {
+		h.insertSession, err = db.PrepareContext(ctx, insertSessionSQL)
+	}
+	if err == nil {
+		h.insertExchange, err = db.PrepareContext(ctx, insertExchangeSQL)
 	}
 	if err != nil {
 		db.Close()
@@ -141,56 +150,57 @@ func (h *History) batch(first *writeReq) []*writeReq {
 	return batch
 }
 
-// commit writes a batch in one transaction, one savepoint per exchange.
-// An exchange whose caller gave up before it started is not written.
+// commit writes a batch in one transaction. Exchanges are checked before
+// they are queued, so a batch nearly always goes in whole; when an insert
+// fails anyway (a reused message id), the batch is rolled back and each
+// exchange is written in a transaction of its own, so that a bad one does
+// not take its neighbours down. An exchange whose caller gave up before it
+// started is not written.
 func (h *History) commit(batch []*writeReq) {
 	errs := make([]error, len(batch))
-	live := 0
+	var live []int
 	for i, r := range batch {
 		if err := r.ctx.Err(); err != nil {
 			errs[i] = err
 		} else {
-			live++
+			live = append(live, i)
 		}
 	}
-	if live > 0 {
-		ctx := context.Background()
-		tx, err := h.db.BeginTx(ctx, nil)
-		var st *batchStmts
-		if err == nil {
-			st, err = prepareBatch(ctx, tx)
+	switch {
+	case len(live) == 1:
+		errs[live[0]] = h.write(batch[live[0] : live[0]+1])
+	case len(live) > 1:
+		var reqs []*writeReq
+		for _, i := range live {
+			reqs = append(reqs, batch[i])
 		}
-		if err == nil {
-			for i, r := range batch {
-				if errs[i] != nil {
-					continue
-				}
-				if _, err := st.savepoint.ExecContext(ctx); err != nil {
-					errs[i] = err
-					continue
-				}
-				if err := h.appendRows(ctx, st, r.sid, r.rows); err != nil {
-					errs[i] = err
-					_, _ = st.rollback.ExecContext(ctx)
-				}
-				_, _ = st.release.ExecContext(ctx)
-			}
-			st.close()
-			err = tx.Commit()
-		} else if tx != nil {
-			_ = tx.Rollback()
-		}
-		if err != nil {
-			for i := range batch {
-				if errs[i] == nil {
-					errs[i] = err
-				}
+		if err := h.write(reqs); err != nil {
+			for _, i := range live {
+				errs[i] = h.write(batch[i : i+1])
 			}
 		}
 	}
 	for i, r := range batch {
 		r.done <- errs[i]
 	}
+}
+
+// write inserts the exchanges in one transaction: all or none.
+func (h *History) write(reqs []*writeReq) error {
+	ctx := context.Background()
+	tx, err := h.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	session := tx.StmtContext(ctx, h.insertSession)
+	exchange := tx.StmtContext(ctx, h.insertExchange)
+	for _, r := range reqs {
+		if err := h.appendRows(ctx, session, exchange, r.sid, r.rows); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 func (h *History) init(ctx context.Context) error {
@@ -337,54 +347,26 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 	return nil
 }
 
-// batchStmts are the statements of one batch, prepared once for all its
-// exchanges.
-type batchStmts struct {
-	session, message, savepoint, rollback, release *sql.Stmt
-}
-
-func prepareBatch(ctx context.Context, tx *sql.Tx) (*batchStmts, error) {
-	st := &batchStmts{}
-	for _, p := range []struct {
-		dst **sql.Stmt
-		sql string
-	}{
-		{&st.session, `INSERT INTO chat_sessions (id, started_at, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING`},
-		{&st.message, `INSERT INTO chat_messages
+const (
+	insertSessionSQL = `INSERT INTO chat_sessions (id, started_at, created_at) VALUES (?, ?, ?)
+ON CONFLICT (id) DO NOTHING`
+	// Both messages of an exchange in one statement, question first.
+	insertExchangeSQL = `INSERT INTO chat_messages
 	(id, session_id, role, content, sources, was_refusal, refusal_reason, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)`},
-		{&st.savepoint, "SAVEPOINT exchange"},
-		{&st.rollback, "ROLLBACK TO exchange"},
-		{&st.release, "RELEASE exchange"},
-	} {
-		s, err := tx.PrepareContext(ctx, p.sql)
-		if err != nil {
-			st.close()
-			return nil, fmt.Errorf("prepare: %w", err)
-		}
-		*p.dst = s
-	}
-	return st, nil
-}
+VALUES (?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?)`
+)
 
-func (st *batchStmts) close() {
-	for _, s := range []*sql.Stmt{st.session, st.message, st.savepoint, st.rollback, st.release} {
-		if s != nil {
-			s.Close()
-		}
-	}
-}
-
-func (h *History) appendRows(ctx context.Context, st *batchStmts, sid string, rows [2]rag.StoredMessage) error {
+func (h *History) appendRows(ctx context.Context, session, exchange *sql.Stmt, sid string, rows [2]rag.StoredMessage) error {
 	// A session first seen here started when its first question was asked.
-	if _, err := st.session.ExecContext(ctx, sid, formatTime(rows[0].CreatedAt), formatTime(h.now())); err != nil {
+	if _, err := session.ExecContext(ctx, sid, formatTime(rows[0].CreatedAt), formatTime(h.now())); err != nil {
 		return fmt.Errorf("ensure session: %w", err)
 	}
+	args := make([]any, 0, 16)
 	for _, r := range rows {
-		if _, err := st.message.ExecContext(ctx,
-			r.ID, sid, r.Role, r.Content, r.Sources, r.WasRefusal, r.RefusalReason, formatTime(r.CreatedAt)); err != nil {
-			return fmt.Errorf("insert %s message %s: %w", r.Role, r.ID, err)
-		}
+		args = append(args, r.ID, sid, r.Role, r.Content, r.Sources, r.WasRefusal, r.RefusalReason, formatTime(r.CreatedAt))
+	}
+	if _, err := exchange.ExecContext(ctx, args...); err != nil {
+		return fmt.Errorf("insert messages %s, %s: %w", rows[0].ID, rows[1].ID, err)
 	}
 	return nil
 }

@@ -433,3 +433,39 @@ func TestOpenErrors(t *testing.T) {
 		})
 	}
 }
+
+// A batch with one bad exchange still writes the others, each whole.
+func TestCommitBatchWithBadExchange(t *testing.T) {
+	ctx := context.Background()
+	h := openTest(t)
+	taken := rag.Message{ID: uuid.NewString(), Role: "user", Content: "taken"}
+	if err := h.AppendExchange(ctx, uuid.NewString(), taken, answer("a")); err != nil {
+		t.Fatal(err)
+	}
+	var batch []*writeReq
+	for i := range 4 {
+		q := question(fmt.Sprintf("q%d", i))
+		if i == 2 {
+			q.ID = taken.ID
+		}
+		sid, rows, err := rag.PrepareExchange(uuid.NewString(), q, answer(fmt.Sprintf("a%d", i)), h.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch = append(batch, &writeReq{ctx: ctx, sid: sid, rows: rows, done: make(chan error, 1)})
+	}
+	h.commit(batch)
+	for i, r := range batch {
+		err := <-r.done
+		if (err != nil) != (i == 2) {
+			t.Errorf("exchange %d: err = %v", i, err)
+		}
+		n := count(t, h, "SELECT count(*) FROM chat_messages WHERE session_id = ?", r.sid)
+		if want := map[bool]int{true: 0, false: 2}[i == 2]; n != want {
+			t.Errorf("exchange %d: %d messages written, want %d", i, n, want)
+		}
+	}
+	if n := count(t, h, "SELECT count(*) FROM chat_sessions"); n != 4 {
+		t.Errorf("%d sessions, want 4 (the bad exchange's session is not created)", n)
+	}
+}
