@@ -14,7 +14,6 @@
 package lexical
 
 import (
-	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -459,20 +458,26 @@ func (ix *Index) retrieve(q query, k int) []rag.ScoredChunk {
 			score[d] += t.weight * m
 		}
 	}
-	rs := make([]ranked, 0, 64)
+	// Keep the k best in order as they come: k is at most 100, the book
+	// can be far longer.
+	better := func(a, b ranked) bool { return a.rank > b.rank || a.rank == b.rank && a.i < b.i }
+	rs := make([]ranked, 0, k+1)
 	for d := range score {
-		if score[d] > 0 {
-			rs = append(rs, ranked{i: d, score: score[d] / q.total, rank: (local[d] + extra[d]) / q.total})
+		if score[d] <= 0 {
+			continue
 		}
-	}
-	slices.SortFunc(rs, func(a, b ranked) int {
-		if c := cmp.Compare(b.rank, a.rank); c != 0 {
-			return c
+		r := ranked{i: d, score: score[d] / q.total, rank: (local[d] + extra[d]) / q.total}
+		if len(rs) == k && !better(r, rs[k-1]) {
+			continue
 		}
-		return cmp.Compare(a.i, b.i)
-	})
-	if len(rs) > k {
-		rs = rs[:k]
+		at := len(rs)
+		for at > 0 && better(r, rs[at-1]) {
+			at--
+		}
+		rs = slices.Insert(rs, at, r)
+		if len(rs) > k {
+			rs = rs[:k]
+		}
 	}
 	out := make([]rag.ScoredChunk, len(rs))
 	for j, r := range rs {
