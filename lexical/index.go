@@ -45,12 +45,19 @@ type Index struct {
 	nCorrections atomic.Int64
 	// postings lists the chunks holding each stem; termChapters the
 	// chapters using it; chapterDocs the chunks of each chapter.
-	postings     map[string][]int
+	postings     map[string][]posting
 	termChapters map[string][]string
 	chapterDocs  map[string][]int
 	// chapter maps a chunk's ChapterPath to the stems used anywhere in
 	// that chapter.
 	chapter map[string]map[string]bool
+}
+
+// posting is one chunk holding a stem, with what ranking needs of it.
+type posting struct {
+	doc  int
+	tf   int  // the stem's count in the chunk
+	head bool // the stem names the chunk's headings
 }
 
 type doc struct {
@@ -74,7 +81,7 @@ func New(chunks []rag.Chunk) *Index {
 		pos:     map[string]int{},
 		units:   map[string][]*unit{},
 
-		postings:     map[string][]int{},
+		postings:     map[string][]posting{},
 		termChapters: map[string][]string{},
 		chapterDocs:  map[string][]int{},
 	}
@@ -105,7 +112,7 @@ func New(chunks []rag.Chunk) *Index {
 		ix.chapterDocs[c.ChapterPath] = append(ix.chapterDocs[c.ChapterPath], i)
 		for s := range d.terms {
 			ix.df[s]++
-			ix.postings[s] = append(ix.postings[s], i)
+			ix.postings[s] = append(ix.postings[s], posting{doc: i, tf: d.terms[s], head: d.head[s]})
 			if ix.chapter[c.ChapterPath] == nil {
 				ix.chapter[c.ChapterPath] = map[string]bool{}
 			}
@@ -440,19 +447,19 @@ func (ix *Index) retrieve(q query, k int) []rag.ScoredChunk {
 			}
 		}
 		for _, r := range t.related {
-			for _, d := range ix.postings[r.stem] {
-				match[d] = max(match[d], r.strength)
+			for _, p := range ix.postings[r.stem] {
+				match[p.doc] = max(match[p.doc], r.strength)
 			}
 		}
-		for _, d := range ix.postings[t.stem] {
+		for _, p := range ix.postings[t.stem] {
+			d := p.doc
 			match[d] = 1
 			local[d] += t.weight
-			doc := &ix.docs[d]
-			if doc.head[t.stem] {
+			if p.head {
 				extra[d] += 0.15 * t.weight
 			}
-			tf := float64(doc.terms[t.stem])
-			extra[d] += 0.05 * t.weight * tf / (tf + 1.2*(0.25+0.75*float64(doc.length)/300))
+			tf := float64(p.tf)
+			extra[d] += 0.05 * t.weight * tf / (tf + 1.2*(0.25+0.75*float64(ix.docs[d].length)/300))
 		}
 		for d, m := range match {
 			score[d] += t.weight * m
