@@ -39,6 +39,13 @@ type module struct {
 	Chapters []*chapter
 }
 
+// isIndex reports a module's index page (index.md or README.md, as in
+// Docusaurus), which introduces the module.
+func (c *chapter) isIndex() bool {
+	stem := strings.TrimSuffix(path.Base(c.File), path.Ext(c.File))
+	return c.ID == "index" || stem == "index" || stem == "README"
+}
+
 type chapter struct {
 	ModuleID string // "" for a chapter at the book root
 	ID       string // front-matter id or file stem
@@ -114,7 +121,7 @@ func loadBook(fsys fs.FS) (*book, error) {
 		if m.Title == "" {
 			m.Title = m.ID
 			for _, c := range m.Chapters {
-				if c.ID == "index" || strings.TrimSuffix(path.Base(c.File), path.Ext(c.File)) == "index" {
+				if c.isIndex() {
 					m.Title = c.Title
 				}
 			}

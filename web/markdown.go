@@ -97,7 +97,7 @@ func (b *book) rewriteLink(c *chapter, dest string) string {
 // its first chapter.
 func moduleLanding(m *module) *chapter {
 	for _, c := range m.Chapters {
-		if c.ID == "index" {
+		if c.isIndex() {
 			return c
 		}
 	}

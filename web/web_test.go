@@ -322,3 +322,24 @@ func TestSharedCorpus(t *testing.T) {
 		t.Error("an import line inside a code block was stripped")
 	}
 }
+
+// Docusaurus takes a folder's README.md, like its index.md, as the page
+// that introduces the module: its title names the module and /docs/<module>
+// lands on it.
+func TestReadmeIsModuleIndex(t *testing.T) {
+	h, err := web.New(fstest.MapFS{
+		"tools/README.md":  {Data: []byte("# Garden Tools\n\nGrippers and sprayers.\n")},
+		"tools/gripper.md": {Data: []byte("# Soft Grippers\n\nSilicone fingers.\n")},
+	}, web.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := get(t, h, "/docs/tools")
+	if res.StatusCode != http.StatusFound || res.Header.Get("Location") != "/docs/tools/README" {
+		t.Errorf("/docs/tools: got %d to %q, want the README", res.StatusCode, res.Header.Get("Location"))
+	}
+	_, body := get(t, h, "/docs/tools/gripper")
+	if !strings.Contains(body, "Garden Tools") {
+		t.Error("the module is not titled after its README")
+	}
+}
