@@ -329,7 +329,7 @@ func TestSharedCorpus(t *testing.T) {
 func TestReadmeIsModuleIndex(t *testing.T) {
 	h, err := web.New(fstest.MapFS{
 		"tools/README.md":  {Data: []byte("# Garden Tools\n\nGrippers and sprayers.\n")},
-		"tools/gripper.md": {Data: []byte("# Soft Grippers\n\nSilicone fingers.\n")},
+		"tools/gripper.md": {Data: []byte("---\nsidebar_position: 1\n---\n# Soft Grippers\n\nSilicone fingers.\n")},
 	}, web.Options{})
 	if err != nil {
 		t.Fatal(err)
