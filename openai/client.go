@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/openai/openai-go"
@@ -80,6 +81,22 @@ func (c Config) withDefaults(model string) Config {
 	}
 	return c
 }
+
+// api is what the embedder and the generator share: their configuration
+// (defaults applied), the SDK client and a count of the requests made.
+type api struct {
+	cfg    Config
+	client sdk.Client
+	calls  atomic.Int64
+}
+
+func (a *api) init(cfg Config, defaultModel string) {
+	a.cfg = cfg.withDefaults(defaultModel)
+	a.client = newClient(a.cfg)
+}
+
+// Calls counts the HTTP requests made, retries included.
+func (a *api) Calls() int64 { return a.calls.Load() }
 
 func newClient(c Config) sdk.Client {
 	opts := []option.RequestOption{

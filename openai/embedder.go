@@ -3,7 +3,6 @@ package openai
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 
 	sdk "github.com/openai/openai-go"
 
@@ -13,24 +12,23 @@ import (
 var _ rag.Embedder = (*Embedder)(nil)
 
 // Embedder turns texts into vectors with an embeddings API.
-type Embedder struct {
-	cfg    Config
-	client sdk.Client
-	calls  atomic.Int64
-}
+type Embedder struct{ api }
 
 // NewEmbedder returns an embedder; the model defaults to
 // text-embedding-3-small (1536 dimensions).
 func NewEmbedder(cfg Config) *Embedder {
-	cfg = cfg.withDefaults("text-embedding-3-small")
-	return &Embedder{cfg: cfg, client: newClient(cfg)}
+	e := &Embedder{}
+	e.init(cfg, "text-embedding-3-small")
+	return e
 }
 
 // Dimension is the configured vector size.
 func (e *Embedder) Dimension() int { return e.cfg.Dimension }
 
-// Calls counts the HTTP requests made, retries included.
-func (e *Embedder) Calls() int64 { return e.calls.Load() }
+// embedError is a failed embedding call as the API reports it to clients.
+func embedError(message string, err error) error {
+	return &rag.Error{Code: rag.EOPENAI, Message: message, Err: err}
+}
 
 // Embed embeds texts in batches, in order.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
@@ -50,19 +48,19 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 			return err
 		})
 		if err != nil {
-			return nil, &rag.Error{Code: rag.EOPENAI, Message: "The embedding service failed.", Err: fmt.Errorf("embed %d texts: %w", len(batch), err)}
+			return nil, embedError("The embedding service failed.", fmt.Errorf("embed %d texts: %w", len(batch), err))
 		}
 		if len(res.Data) != len(batch) {
-			return nil, &rag.Error{Code: rag.EOPENAI, Message: "The embedding service failed.", Err: fmt.Errorf("embed %d texts: got %d vectors", len(batch), len(res.Data))}
+			return nil, embedError("The embedding service failed.", fmt.Errorf("embed %d texts: got %d vectors", len(batch), len(res.Data)))
 		}
 		vecs := make([][]float32, len(batch))
 		for _, d := range res.Data {
 			if d.Index < 0 || int(d.Index) >= len(batch) {
-				return nil, &rag.Error{Code: rag.EOPENAI, Message: "The embedding service failed.", Err: fmt.Errorf("embedding index %d out of range", d.Index)}
+				return nil, embedError("The embedding service failed.", fmt.Errorf("embedding index %d out of range", d.Index))
 			}
 			if len(d.Embedding) != e.cfg.Dimension {
-				return nil, &rag.Error{Code: rag.EOPENAI, Message: "The embedding service returned vectors of an unexpected size.",
-					Err: fmt.Errorf("model %s gives %d dimensions, configured %d", e.cfg.Model, len(d.Embedding), e.cfg.Dimension)}
+				return nil, embedError("The embedding service returned vectors of an unexpected size.",
+					fmt.Errorf("model %s gives %d dimensions, configured %d", e.cfg.Model, len(d.Embedding), e.cfg.Dimension))
 			}
 			v := make([]float32, len(d.Embedding))
 			for i, x := range d.Embedding {

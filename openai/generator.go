@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync/atomic"
 
 	sdk "github.com/openai/openai-go"
 	"github.com/openai/openai-go/packages/param"
@@ -43,20 +42,14 @@ Rules:
 - Answer clearly and briefly, for a student.`
 
 // Generator writes answers with a chat model.
-type Generator struct {
-	cfg    Config
-	client sdk.Client
-	calls  atomic.Int64
-}
+type Generator struct{ api }
 
 // NewGenerator returns a generator; the model defaults to gpt-4o-mini.
 func NewGenerator(cfg Config) *Generator {
-	cfg = cfg.withDefaults("gpt-4o-mini")
-	return &Generator{cfg: cfg, client: newClient(cfg)}
+	g := &Generator{}
+	g.init(cfg, "gpt-4o-mini")
+	return g
 }
-
-// Calls counts the HTTP requests made, retries included.
-func (g *Generator) Calls() int64 { return g.calls.Load() }
 
 // delimiter matches anything in the data that looks like our delimiters,
 // so a passage or a selection cannot close its block and speak as the
