@@ -52,55 +52,61 @@ func openTestApp(tb testing.TB, docs string) *App {
 // book's and the dev set's question files and checks that no refusal
 // called the generator, and every answer called it once.
 func TestGeneratorNeverCalledOnRefusal(t *testing.T) {
-	books := []struct{ name, docs, questions string }{
+	forEachQuestionSet(t, func(t *testing.T, docs string, qs []eval.Question) {
+		app := openTestApp(t, docs)
+		gen := &countingGenerator{Generator: extractive.Generator{}}
+		app.Tutor.Generator = gen
+		refusals := 0
+		for _, q := range qs {
+			req := rag.ChatRequest{Question: q.Question, SelectedText: q.SelectedText, SessionID: uuid.NewString()}
+			if err := req.Normalize(); err != nil {
+				t.Fatalf("%s: %v", q.ID, err)
+			}
+			before := gen.calls.Load()
+			resp, err := app.Tutor.Ask(context.Background(), req, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", q.ID, err)
+			}
+			calls := gen.calls.Load() - before
+			if resp.WasRefusal {
+				refusals++
+				if calls != 0 {
+					t.Errorf("%s: refused (%s) after calling the generator %d times", q.ID, *resp.RefusalReason, calls)
+				}
+				if len(resp.Sources) != 0 {
+					t.Errorf("%s: a refusal carries sources", q.ID)
+				}
+			} else if calls != 1 {
+				t.Errorf("%s: answered with %d generator calls, want 1", q.ID, calls)
+			}
+		}
+		if refusals == 0 {
+			t.Fatal("no question was refused: the test proves nothing")
+		}
+		t.Logf("%d questions, %d refusals, 0 generator calls on them", len(qs), refusals)
+	})
+}
+
+// forEachQuestionSet runs test on the sample book with its questions and on
+// the shared textbook with the dev questions, skipping a set whose files
+// are absent.
+func forEachQuestionSet(t *testing.T, test func(t *testing.T, docs string, qs []eval.Question)) {
+	sets := []struct{ name, docs, questions string }{
 		{"sample", "", sampleQuestions},
 		{"shared", sharedCorpus, sharedQuestions},
 	}
-	for _, b := range books {
-		t.Run(b.name, func(t *testing.T) {
-			if _, err := os.Stat(b.questions); err != nil {
-				t.Skipf("%s not present: %v", b.questions, err)
-			}
-			if b.docs != "" {
-				if _, err := os.Stat(b.docs); err != nil {
-					t.Skipf("shared textbook not present (%v): skipping", err)
+	for _, set := range sets {
+		t.Run(set.name, func(t *testing.T) {
+			for _, p := range []string{set.questions, set.docs} {
+				if _, err := os.Stat(p); p != "" && err != nil {
+					t.Skipf("%s not present (%v): skipping", p, err)
 				}
 			}
-			qs, err := eval.ReadQuestionsFile(b.questions)
+			qs, err := eval.ReadQuestionsFile(set.questions)
 			if err != nil {
 				t.Fatal(err)
 			}
-			app := openTestApp(t, b.docs)
-			gen := &countingGenerator{Generator: extractive.Generator{}}
-			app.Tutor.Generator = gen
-			refusals := 0
-			for _, q := range qs {
-				req := rag.ChatRequest{Question: q.Question, SelectedText: q.SelectedText, SessionID: uuid.NewString()}
-				if err := req.Normalize(); err != nil {
-					t.Fatalf("%s: %v", q.ID, err)
-				}
-				before := gen.calls.Load()
-				resp, err := app.Tutor.Ask(context.Background(), req, nil)
-				if err != nil {
-					t.Fatalf("%s: %v", q.ID, err)
-				}
-				calls := gen.calls.Load() - before
-				if resp.WasRefusal {
-					refusals++
-					if calls != 0 {
-						t.Errorf("%s: refused (%s) after calling the generator %d times", q.ID, *resp.RefusalReason, calls)
-					}
-					if len(resp.Sources) != 0 {
-						t.Errorf("%s: a refusal carries sources", q.ID)
-					}
-				} else if calls != 1 {
-					t.Errorf("%s: answered with %d generator calls, want 1", q.ID, calls)
-				}
-			}
-			if refusals == 0 {
-				t.Fatal("no question was refused: the test proves nothing")
-			}
-			t.Logf("%d questions, %d refusals, 0 generator calls on them", len(qs), refusals)
+			test(t, set.docs, qs)
 		})
 	}
 }

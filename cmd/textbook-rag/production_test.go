@@ -78,86 +78,68 @@ func (f *fakeOpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // in-process servers: no LLM call on any refusal, one LLM call per answer,
 // one embedding call per question that retrieves.
 func TestProductionInvariant(t *testing.T) {
-	sets := []struct{ name, docs, questions string }{
-		{"sample", "", sampleQuestions},
-		{"shared", sharedCorpus, sharedQuestions},
-	}
-	for _, set := range sets {
-		t.Run(set.name, func(t *testing.T) {
-			if _, err := os.Stat(set.questions); err != nil {
-				t.Skipf("%s not present: skipping", set.questions)
-			}
-			if set.docs != "" {
-				if _, err := os.Stat(set.docs); err != nil {
-					t.Skipf("shared textbook not present: skipping")
-				}
-			}
-			api := &fakeOpenAI{}
-			srv := httptest.NewServer(api)
-			defer srv.Close()
-			fq, qurl := qdranttest.Start(t)
+	forEachQuestionSet(t, func(t *testing.T, docs string, qs []eval.Question) {
+		api := &fakeOpenAI{}
+		srv := httptest.NewServer(api)
+		defer srv.Close()
+		fq, qurl := qdranttest.Start(t)
 
-			cfg := DefaultConfig()
-			cfg.Docs = set.docs
-			cfg.Data = t.TempDir()
-			cfg.RefusalLog = os.DevNull
-			cfg.Embedder, cfg.Generator = "openai", "openai"
-			cfg.OpenAIBaseURL, cfg.OpenAIAPIKey = srv.URL+"/v1", "test-key"
-			cfg.EmbeddingDim = fakeDim
-			cfg.QdrantURL = qurl
-			// Bag-of-words cosines run low: thresholds from `calibrate`.
-			cfg.Tutor.EmptyThreshold, cfg.Tutor.ConfidentThreshold = 0.3, 0.45
-			cfg.Tutor.FallbackOnGeneratorError = false
-			app, err := openApp(context.Background(), cfg, io.Discard, true)
+		cfg := DefaultConfig()
+		cfg.Docs = docs
+		cfg.Data = t.TempDir()
+		cfg.RefusalLog = os.DevNull
+		cfg.Embedder, cfg.Generator = "openai", "openai"
+		cfg.OpenAIBaseURL, cfg.OpenAIAPIKey = srv.URL+"/v1", "test-key"
+		cfg.EmbeddingDim = fakeDim
+		cfg.QdrantURL = qurl
+		// Bag-of-words cosines run low: thresholds from `calibrate`.
+		cfg.Tutor.EmptyThreshold, cfg.Tutor.ConfidentThreshold = 0.3, 0.45
+		cfg.Tutor.FallbackOnGeneratorError = false
+		app, err := openApp(context.Background(), cfg, io.Discard, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer app.Close()
+		if len(fq.Points) == 0 {
+			t.Fatal("the book was not indexed into Qdrant")
+		}
+		answers, refusals := 0, 0
+		for _, q := range qs {
+			req := rag.ChatRequest{Question: q.Question, SelectedText: q.SelectedText, SessionID: uuid.NewString()}
+			req.Normalize()
+			chat0, emb0 := api.chatCalls.Load(), api.embedCalls.Load()
+			resp, err := app.Tutor.Ask(context.Background(), req, nil)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s: %v", q.ID, err)
 			}
-			defer app.Close()
-			if len(fq.Points) == 0 {
-				t.Fatal("the book was not indexed into Qdrant")
+			chats, embeds := api.chatCalls.Load()-chat0, api.embedCalls.Load()-emb0
+			wantEmbeds := int64(1)
+			if q.SelectedText != "" {
+				wantEmbeds = 0
 			}
-			qs, err := eval.ReadQuestionsFile(set.questions)
-			if err != nil {
-				t.Fatal(err)
+			if embeds != wantEmbeds {
+				t.Errorf("%s: %d embedding calls, want %d", q.ID, embeds, wantEmbeds)
 			}
-			answers, refusals := 0, 0
-			for _, q := range qs {
-				req := rag.ChatRequest{Question: q.Question, SelectedText: q.SelectedText, SessionID: uuid.NewString()}
-				req.Normalize()
-				chat0, emb0 := api.chatCalls.Load(), api.embedCalls.Load()
-				resp, err := app.Tutor.Ask(context.Background(), req, nil)
-				if err != nil {
-					t.Fatalf("%s: %v", q.ID, err)
+			if resp.WasRefusal {
+				refusals++
+				if chats != 0 {
+					t.Errorf("%s: refused (%s) after %d LLM calls", q.ID, *resp.RefusalReason, chats)
 				}
-				chats, embeds := api.chatCalls.Load()-chat0, api.embedCalls.Load()-emb0
-				wantEmbeds := int64(1)
-				if q.SelectedText != "" {
-					wantEmbeds = 0
-				}
-				if embeds != wantEmbeds {
-					t.Errorf("%s: %d embedding calls, want %d", q.ID, embeds, wantEmbeds)
-				}
-				if resp.WasRefusal {
-					refusals++
-					if chats != 0 {
-						t.Errorf("%s: refused (%s) after %d LLM calls", q.ID, *resp.RefusalReason, chats)
-					}
-				} else {
-					answers++
-					if chats != 1 || !strings.HasPrefix(resp.Answer, "From the passages:") {
-						t.Errorf("%s: answer %q after %d LLM calls", q.ID, resp.Answer, chats)
-					}
+			} else {
+				answers++
+				if chats != 1 || !strings.HasPrefix(resp.Answer, "From the passages:") {
+					t.Errorf("%s: answer %q after %d LLM calls", q.ID, resp.Answer, chats)
 				}
 			}
-			if answers == 0 || refusals == 0 {
-				t.Fatalf("%d answers, %d refusals: the test needs both", answers, refusals)
-			}
-			if fq.Thresholds != 0 {
-				t.Error("a search sent Qdrant a score threshold")
-			}
-			t.Logf("%d questions: %d answers with one LLM call each, %d refusals with none", len(qs), answers, refusals)
-		})
-	}
+		}
+		if answers == 0 || refusals == 0 {
+			t.Fatalf("%d answers, %d refusals: the test needs both", answers, refusals)
+		}
+		if fq.Thresholds != 0 {
+			t.Error("a search sent Qdrant a score threshold")
+		}
+		t.Logf("%d questions: %d answers with one LLM call each, %d refusals with none", len(qs), answers, refusals)
+	})
 }
 
 func TestCosineSanity(t *testing.T) {
