@@ -477,6 +477,13 @@
           got.any = true;
           got.text += d && typeof d.text === "string" ? d.text : "";
           if (!frame) frame = requestAnimationFrame(drawDelta);
+        } else if (event === "replace" && d) {
+          // The tutor rejected text it had released: what follows "replace"
+          // stands instead of everything shown so far.
+          got.any = true;
+          got.text = typeof d.text === "string" ? d.text : "";
+          got.sources = Array.isArray(d.sources) ? d.sources : [];
+          if (!frame) frame = requestAnimationFrame(drawDelta);
         } else if (event === "done" && d) {
           got.done = true;
           if (d.session_id) { state.session = d.session_id; state.historyLoaded = true; save("localStorage", SESSION_KEY, d.session_id); }
