@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/textbook-rag/rag"
@@ -19,6 +20,50 @@ type Calibration struct {
 	Refuse     []float64 `json:"refuse"`     // best score per must-refuse question
 	Grid       []Pair    `json:"grid"`
 	Best       Pair      `json:"recommended"`
+	// Bands is the reliability table: what a top score in each band
+	// means on this book.
+	Bands []Band `json:"reliability"`
+	// Skipped counts the questions with selected text, which retrieve
+	// nothing and so are left out.
+	Skipped int `json:"skipped_selected_text"`
+	// GoldInTopK counts the answerable questions whose answering section
+	// is among the retrieved chunks at all, for the ranking's recall.
+	GoldInTopK, GoldTop1 int
+}
+
+// Band is one row of the reliability table: the questions whose best
+// chunk scored in [From, To), and how many of those best chunks lie in the
+// section that answers the question. Must-refuse questions have no such
+// section, so their best chunk never holds the answer. On a well
+// calibrated retriever Holds/Questions rises with the band, and passes
+// one half at the confident threshold.
+type Band struct {
+	From      float64 `json:"from"`
+	To        float64 `json:"to"`
+	Questions int     `json:"questions"`
+	Holds     int     `json:"top_chunk_holds_answer"`
+	Refuse    int     `json:"must_refuse"`
+}
+
+// bandEdges are the reliability table's score bands.
+var bandEdges = []float64{0, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0001}
+
+// holdsAnswer reports whether a chunk lies in the section a question's
+// gold labels name (FORMAT.md's gold_chapter and gold_heading).
+func holdsAnswer(q Question, c rag.Chunk) bool {
+	if q.GoldChapter == "" || c.ChapterPath != strings.TrimSpace(q.GoldChapter) {
+		return false
+	}
+	gold := normHeading(q.GoldHeading)
+	if normHeading(c.SectionHeading) == gold {
+		return true
+	}
+	for _, h := range c.Headings {
+		if normHeading(h.Text) == gold {
+			return true
+		}
+	}
+	return false
 }
 
 // Pair is one choice of thresholds and its outcome.
@@ -44,22 +89,48 @@ const MinRefuseStop = 0.8
 // evidence check and the out-of-scope patterns refuse more after the gates.
 func Calibrate(ctx context.Context, r rag.Retriever, qs []Question, k int) (*Calibration, error) {
 	c := &Calibration{}
+	for i := range len(bandEdges) - 1 {
+		c.Bands = append(c.Bands, Band{From: bandEdges[i], To: min(1, bandEdges[i+1])})
+	}
 	for _, q := range qs {
 		if q.SelectedText != "" {
+			c.Skipped++
 			continue
 		}
 		res, err := r.Retrieve(ctx, q.Question, k)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", q.ID, err)
 		}
-		best := 0.0
-		for _, x := range res {
-			best = max(best, x.Score)
+		best, top := 0.0, -1
+		for i, x := range res {
+			if x.Score > best {
+				best, top = x.Score, i
+			}
 		}
 		if q.Expect == "answer" {
 			c.Answerable = append(c.Answerable, best)
+			for i, x := range res {
+				if holdsAnswer(q, x.Chunk) {
+					c.GoldInTopK++
+					if i == top {
+						c.GoldTop1++
+					}
+					break
+				}
+			}
 		} else {
 			c.Refuse = append(c.Refuse, best)
+		}
+		for i := range c.Bands {
+			b := &c.Bands[i]
+			if best >= bandEdges[i] && best < bandEdges[i+1] {
+				b.Questions++
+				if q.Expect != "answer" {
+					b.Refuse++
+				} else if top >= 0 && holdsAnswer(q, res[top].Chunk) {
+					b.Holds++
+				}
+			}
 		}
 	}
 	sort.Float64s(c.Answerable)
@@ -109,8 +180,32 @@ func (c *Calibration) WriteText(w io.Writer) error {
 	fmt.Fprintln(w, "best score per question")
 	fmt.Fprintln(w, "  answerable:  ", quantiles(c.Answerable))
 	fmt.Fprintln(w, "  must refuse: ", quantiles(c.Refuse))
+	if c.Skipped > 0 {
+		fmt.Fprintf(w, "  (%d questions with selected text left out: they retrieve nothing)\n", c.Skipped)
+	}
+	if n := len(c.Answerable); n > 0 {
+		fmt.Fprintf(w, "  answering section retrieved: %d of %d answerable (%d as the best chunk)\n", c.GoldInTopK, n, c.GoldTop1)
+	}
 	fmt.Fprintln(w)
+
+	fmt.Fprintln(w, "reliability: what the best chunk's score means")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "best score\tquestions\tmust refuse\tbest chunk answers\t")
+	for _, b := range c.Bands {
+		share := "-"
+		if b.Questions > 0 {
+			share = fmt.Sprintf("%5.1f%%", 100*float64(b.Holds)/float64(b.Questions))
+		}
+		fmt.Fprintf(tw, "%.2f-%.2f\t%d\t%d\t%s\t\n", b.From, b.To, b.Questions, b.Refuse, share)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "  best chunk answers: share of the band's questions whose best chunk lies in the section")
+	fmt.Fprintln(w, "  labelled as answering them (must-refuse questions have none). At and above the")
+	fmt.Fprintln(w, "  confident threshold it should be more than half.")
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "empty\tconfident\tanswerable pass\trefuse stopped\trefuse < empty\t")
 	for _, p := range c.Grid {
 		if p.Confident-p.Empty > 0.21 || p.Confident-p.Empty < 0.09 {
@@ -128,6 +223,10 @@ func (c *Calibration) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintln(w, "  answerable pass: share of answerable questions whose best score reaches the confident")
+	fmt.Fprintln(w, "  threshold (they go on to the evidence check and may be answered); refuse stopped: share")
+	fmt.Fprintln(w, "  of must-refuse questions the two score gates refuse; refuse < empty: share of them below")
+	fmt.Fprintln(w, "  the empty threshold (refused as empty_retrieval rather than insufficient_context).")
 	fmt.Fprintf(w, "\nrecommended: --empty-threshold %.2f --confident-threshold %.2f (passes %.0f%% of answerable questions; the gates stop %.0f%% of must-refuse ones, the evidence check and out-of-scope patterns the rest)\n",
 		c.Best.Empty, c.Best.Confident, 100*c.Best.AnswerPass, 100*c.Best.RefuseStop)
 	return nil

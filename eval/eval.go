@@ -186,6 +186,10 @@ type Result struct {
 	Latency  time.Duration `json:"latency_ns"`
 }
 
+// Wrong reports an answer that is not correct: a refusal may be
+// unhelpful, but only an answer can mislead.
+func (r Result) Wrong() bool { return r.Got == "answer" && !r.Correct }
+
 // sessionID is a question's fixed session: the same id always talks in the
 // same session, so runs are repeatable and never share history.
 func sessionID(questionID string) string {

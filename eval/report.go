@@ -21,32 +21,44 @@ type Report struct {
 
 // Row is one category's tally.
 type Row struct {
-	Category string  `json:"category"`
-	Expect   string  `json:"expect"`
-	Total    int     `json:"total"`
-	Correct  int     `json:"correct"`
-	Rate     float64 `json:"rate"`
+	Category string `json:"category"`
+	Expect   string `json:"expect"`
+	Figure
 }
 
-// Figure is a share of correct responses; Rate is 0 when Total is 0.
+// Figure tallies a set of questions. Rate is the share answered or
+// refused correctly; Wrong counts answers that are not correct (a refusal
+// is never wrong, only unhelpful); Score is the CRAG-style mean of +1 per
+// correct response, 0 per refusal that is not correct and -1 per wrong
+// answer, so a confident wrong quote costs more than saying nothing.
+// Rates and scores are 0 when Total is 0.
 type Figure struct {
-	Correct int     `json:"correct"`
-	Total   int     `json:"total"`
-	Rate    float64 `json:"rate"`
+	Correct   int     `json:"correct"`
+	Total     int     `json:"total"`
+	Rate      float64 `json:"rate"`
+	Wrong     int     `json:"wrong"`
+	WrongRate float64 `json:"wrong_rate"`
+	Score     float64 `json:"score"`
 }
 
 // Overall holds the run's headline figures.
 type Overall struct {
 	Answerable Figure `json:"answerable"` // every expect=answer question
-	Refusals   Figure `json:"refusals"`   // every expect=refuse question
-	All        Figure `json:"overall"`
+	// Worded are the answerable questions in the book's own vocabulary:
+	// factual, definition, procedural and code.
+	Worded   Figure `json:"worded"`
+	Refusals Figure `json:"refusals"` // every expect=refuse question
+	All      Figure `json:"overall"`
 }
 
 // Check is one acceptance bar of the issue. A bar no question falls under
 // passes (Total 0) and is shown as not applicable.
 type Check struct {
-	Name    string  `json:"name"`
-	Bar     float64 `json:"bar"`
+	Name string  `json:"name"`
+	Bar  float64 `json:"bar"`
+	// Max marks a bar the rate must not exceed (wrong answers); Correct
+	// then counts the wrong ones.
+	Max     bool    `json:"max,omitempty"`
 	Correct int     `json:"correct"`
 	Total   int     `json:"total"`
 	Rate    float64 `json:"rate"`
@@ -67,17 +79,33 @@ type OutOfScope struct {
 func (r *Report) figure(keep func(Result) bool) Figure {
 	var f Figure
 	for _, res := range r.Results {
-		if keep(res) {
-			f.Total++
-			if res.Correct {
-				f.Correct++
-			}
+		if !keep(res) {
+			continue
+		}
+		f.Total++
+		switch {
+		case res.Correct:
+			f.Correct++
+		case res.Wrong():
+			f.Wrong++
 		}
 	}
 	if f.Total > 0 {
-		f.Rate = float64(f.Correct) / float64(f.Total)
+		n := float64(f.Total)
+		f.Rate = float64(f.Correct) / n
+		f.WrongRate = float64(f.Wrong) / n
+		f.Score = float64(f.Correct-f.Wrong) / n
 	}
 	return f
+}
+
+// worded reports the categories asked in the book's own words.
+func worded(category string) bool {
+	switch category {
+	case "factual", "definition", "procedural", "code":
+		return true
+	}
+	return false
 }
 
 // Rows tallies the results per category, in the format's order; a
@@ -87,7 +115,7 @@ func (r *Report) Rows() []Row {
 	for _, c := range Categories {
 		f := r.figure(func(x Result) bool { return x.Category == c.Name })
 		if f.Total > 0 {
-			rows = append(rows, Row{Category: c.Name, Expect: c.Expect, Total: f.Total, Correct: f.Correct, Rate: f.Rate})
+			rows = append(rows, Row{Category: c.Name, Expect: c.Expect, Figure: f})
 		}
 	}
 	return rows
@@ -97,6 +125,7 @@ func (r *Report) Rows() []Row {
 func (r *Report) Overall() Overall {
 	return Overall{
 		Answerable: r.figure(func(x Result) bool { return x.Expect == "answer" }),
+		Worded:     r.figure(func(x Result) bool { return worded(x.Category) }),
 		Refusals:   r.figure(func(x Result) bool { return x.Expect == "refuse" }),
 		All:        r.figure(func(Result) bool { return true }),
 	}
@@ -104,31 +133,33 @@ func (r *Report) Overall() Overall {
 
 // Acceptance bars of the issue.
 const (
-	BarAnswerable = 0.90 // every answerable question
-	BarOffDomain  = 1.00 // off_domain refused, all of them
-	BarRefusal    = 0.95 // each refusal category
-	BarSelected   = 0.95 // selected_sufficient and selected_insufficient together
+	BarWorded    = 0.85 // factual, definition, procedural and code answered correctly
+	BarWrong     = 0.03 // wrong answers, as a share of every question: at most
+	BarRefusals  = 0.97 // every must-refuse question
+	BarOffDomain = 1.00 // off_domain refused, all of them
+	BarSelected  = 0.95 // selected_sufficient and selected_insufficient together
 )
 
-// Checks are the issue's acceptance bars, in a fixed order.
+// Checks are the issue's acceptance bars, in a fixed order. The wrong
+// answers bar is an upper bound; every other bar is a lower one.
 func (r *Report) Checks() []Check {
 	mk := func(name string, bar float64, keep func(Result) bool) Check {
 		f := r.figure(keep)
 		return Check{Name: name, Bar: bar, Correct: f.Correct, Total: f.Total, Rate: f.Rate,
 			Passed: f.Total == 0 || f.Rate >= bar-1e-9}
 	}
-	checks := []Check{
-		mk("answerable correct", BarAnswerable, func(x Result) bool { return x.Expect == "answer" }),
+	all := r.figure(func(Result) bool { return true })
+	wrong := Check{Name: "wrong answers", Bar: BarWrong, Max: true, Correct: all.Wrong, Total: all.Total, Rate: all.WrongRate,
+		Passed: all.WrongRate <= BarWrong+1e-9}
+	return []Check{
+		mk("worded answerable correct", BarWorded, func(x Result) bool { return worded(x.Category) }),
+		wrong,
+		mk("refusals correct", BarRefusals, func(x Result) bool { return x.Expect == "refuse" }),
 		mk("off_domain correct", BarOffDomain, func(x Result) bool { return x.Category == "off_domain" }),
+		mk("selected-text correct", BarSelected, func(x Result) bool {
+			return x.Category == "selected_sufficient" || x.Category == "selected_insufficient"
+		}),
 	}
-	// off_domain is a refusal category too; its 100% bar covers the 95% one.
-	for _, cat := range []string{"out_of_scope_pattern", "in_domain_uncovered", "selected_insufficient"} {
-		checks = append(checks, mk(cat+" correct", BarRefusal, func(x Result) bool { return x.Category == cat }))
-	}
-	checks = append(checks, mk("selected-text correct", BarSelected, func(x Result) bool {
-		return x.Category == "selected_sufficient" || x.Category == "selected_insufficient"
-	}))
-	return checks
 }
 
 // Passed reports whether every acceptance bar is met.
@@ -225,19 +256,21 @@ func pct(x float64) string { return fmt.Sprintf("%5.1f%%", 100*x) }
 func (r *Report) WriteText(w io.Writer, verbose bool) error {
 	sw := &stickyWriter{w: w}
 	tw := newTable()
-	fmt.Fprintln(tw, "category\texpect\tcorrect\t  rate")
+	line := func(name, expect string, f Figure) {
+		fmt.Fprintf(tw, "%s\t%s\t%4d/%-4d\t%s\t%4d\t%+.2f\n", name, expect, f.Correct, f.Total, pct(f.Rate), f.Wrong, f.Score)
+	}
+	fmt.Fprintln(tw, "category\texpect\tcorrect\t  rate\twrong\tscore")
 	for _, row := range r.Rows() {
-		fmt.Fprintf(tw, "%s\t%s\t%4d/%-4d\t%s\n", row.Category, row.Expect, row.Correct, row.Total, pct(row.Rate))
+		line(row.Category, row.Expect, row.Figure)
 	}
-	fmt.Fprintln(tw, "\t\t\t")
+	fmt.Fprintln(tw, "\t\t\t\t\t")
 	o := r.Overall()
-	for _, l := range []struct {
-		name, expect string
-		f            Figure
-	}{{"answerable", "answer", o.Answerable}, {"refusals", "refuse", o.Refusals}, {"overall", "", o.All}} {
-		fmt.Fprintf(tw, "%s\t%s\t%4d/%-4d\t%s\n", l.name, l.expect, l.f.Correct, l.f.Total, pct(l.f.Rate))
-	}
+	line("worded", "answer", o.Worded)
+	line("answerable", "answer", o.Answerable)
+	line("refusals", "refuse", o.Refusals)
+	line("overall", "", o.All)
 	tw.flush(sw)
+	fmt.Fprintln(sw, "(wrong: answered, but incorrectly; score: +1 correct, 0 refused, -1 wrong, averaged)")
 
 	fmt.Fprintln(sw, "\nacceptance:")
 	tw = newTable()
@@ -249,7 +282,11 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 		case !c.Passed:
 			mark = "FAIL"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t>= %.0f%%\t%s\n", mark, c.Name, 100*c.Bar, got)
+		op := ">="
+		if c.Max {
+			op = "<="
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s %.0f%%\t%s\n", mark, c.Name, op, 100*c.Bar, got)
 	}
 	tw.flush(sw)
 	if oos := r.OutOfScope(); oos.Total > 0 {
@@ -271,16 +308,24 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 	fmt.Fprintf(sw, "latency per question: median %s, p95 %s\n", med.Round(100*time.Microsecond), p95.Round(100*time.Microsecond))
 
 	if verbose {
-		var wrong []Result
+		var missed []Result
+		nWrong := 0
 		for _, res := range r.Results {
 			if !res.Correct {
-				wrong = append(wrong, res)
+				missed = append(missed, res)
+			}
+			if res.Wrong() {
+				nWrong++
 			}
 		}
-		fmt.Fprintf(sw, "\nwrong (%d):\n", len(wrong))
+		fmt.Fprintf(sw, "\nnot correct (%d, of which %d wrong answers):\n", len(missed), nWrong)
 		tw = newTable()
-		for _, res := range wrong {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", res.ID, res.Category, res.Why)
+		for _, res := range missed {
+			mark := ""
+			if res.Wrong() {
+				mark = "WRONG"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", res.ID, res.Category, mark, res.Why)
 		}
 		tw.flush(sw)
 	}

@@ -19,7 +19,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f.fs.StringVar(&questions, "questions", "", "question file (JSON Lines, see ../shared/eval/FORMAT.md)")
 	f.fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.fs.BoolVar(&verbose, "verbose", false, "list every wrong question with the reason")
-	f.fs.BoolVar(&strict, "strict", false, "exit non-zero when an acceptance bar is missed")
+	f.fs.BoolVar(&strict, "strict", false, "exit non-zero when an acceptance bar is missed (wrong answers above 3% of the questions among them)")
 	if err := f.parse(args); err != nil {
 		return err
 	}
