@@ -6,16 +6,20 @@
 package markdown
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/textbook-rag/rag"
@@ -31,14 +35,26 @@ type Options struct {
 	MaxTokens     int // never exceeded, but by a single oversized code block
 	MinTokens     int // smaller chunks join a neighbour of the same chapter
 	OverlapTokens int // how much of a chunk's end starts the next one
+	// MaxFileBytes is the largest page or _category_.json read; larger
+	// files are skipped with a warning.
+	MaxFileBytes int64
 	// Progress, when set, is called after each chapter is read.
 	Progress func(done, total int, path string)
+	// Warn, when set, hears of each file left out of the book and why.
+	Warn func(path string, err error)
+}
+
+func (o Options) warn(path string, err error) {
+	if o.Warn != nil {
+		o.Warn(path, err)
+	}
 }
 
 // DefaultOptions are the issue's sizes: aim for 450, never over 1000,
-// nothing under 100, 50 tokens of overlap.
+// nothing under 100, 50 tokens of overlap; pages up to 8 MiB (a long
+// textbook chapter is well under 1 MiB).
 func DefaultOptions() Options {
-	return Options{TargetTokens: 450, MaxTokens: 1000, MinTokens: 100, OverlapTokens: 50}
+	return Options{TargetTokens: 450, MaxTokens: 1000, MinTokens: 100, OverlapTokens: 50, MaxFileBytes: 8 << 20}
 }
 
 func (o Options) withDefaults() Options {
@@ -51,6 +67,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MinTokens <= 0 {
 		o.MinTokens = d.MinTokens
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = d.MaxFileBytes
 	}
 	if o.OverlapTokens < 0 {
 		o.OverlapTokens = 0
@@ -76,34 +95,11 @@ func isPage(name string) bool {
 func hidden(name string) bool { return strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".") }
 
 // Load reads the whole book and returns what it learned and its chunks in
-// book order (modules, then chapters by sidebar position and name).
-func Load(fsys fs.FS, opts Options) (rag.Book, []rag.Chunk, error) {
+// book order (modules, then chapters by sidebar position and name). It
+// stops with ctx's error when ctx is done.
+func Load(ctx context.Context, fsys fs.FS, opts Options) (rag.Book, []rag.Chunk, error) {
 	opts = opts.withDefaults()
-	var pages []string
-	categories := map[string]string{} // module -> _category_.json path
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return fmt.Errorf("read %s: %w", p, err)
-		}
-		if p == "." {
-			return nil
-		}
-		if d.IsDir() {
-			if hidden(d.Name()) || d.Name() == "node_modules" {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.Name() == "_category_.json" {
-			categories[path.Dir(p)] = p
-			return nil
-		}
-		if hidden(d.Name()) || !isPage(d.Name()) {
-			return nil
-		}
-		pages = append(pages, p)
-		return nil
-	})
+	pages, categories, err := walkBook(ctx, fsys, opts)
 	if err != nil {
 		return rag.Book{}, nil, err
 	}
@@ -115,16 +111,23 @@ func Load(fsys fs.FS, opts Options) (rag.Book, []rag.Chunk, error) {
 	hash := sha256.New()
 	var files []*chapterFile
 	for _, p := range pages {
-		b, err := fs.ReadFile(fsys, p)
+		if err := ctx.Err(); err != nil {
+			return rag.Book{}, nil, err
+		}
+		b, err := readFile(fsys, p, opts.MaxFileBytes)
+		if errors.Is(err, errSkipped) {
+			opts.warn(p, err)
+			continue
+		}
 		if err != nil {
-			return rag.Book{}, nil, fmt.Errorf("read %s: %w", p, err)
+			return rag.Book{}, nil, err
 		}
 		if !utf8.Valid(b) {
 			return rag.Book{}, nil, fmt.Errorf("read %s: not valid UTF-8", p)
 		}
 		fmt.Fprintf(hash, "%s\x00%d\x00", p, len(b))
 		hash.Write(b)
-		fm, body := splitFrontMatter(b)
+		fm, body := splitFrontMatter(cleanText(b))
 		f := &chapterFile{path: p, fm: fm, body: StripMDX(body), position: 1e9}
 		if i := strings.IndexByte(p, '/'); i >= 0 {
 			f.module = p[:i]
@@ -134,7 +137,10 @@ func Load(fsys fs.FS, opts Options) (rag.Book, []rag.Chunk, error) {
 		}
 		files = append(files, f)
 	}
-	modules, order, err := readModules(fsys, files, categories, hash)
+	if len(files) == 0 {
+		return rag.Book{}, nil, errors.New("the book has no readable .md or .mdx chapters")
+	}
+	modules, order, err := readModules(fsys, files, categories, hash, opts.MaxFileBytes)
 	if err != nil {
 		return rag.Book{}, nil, err
 	}
@@ -167,6 +173,9 @@ func Load(fsys fs.FS, opts Options) (rag.Book, []rag.Chunk, error) {
 	}
 	var chunks []rag.Chunk
 	for i, f := range files {
+		if err := ctx.Err(); err != nil {
+			return rag.Book{}, nil, err
+		}
 		ch := parseChapter(f)
 		chunks = append(chunks, ch.chunks(moduleTitle[f.module], opts)...)
 		if opts.Progress != nil {
@@ -174,6 +183,144 @@ func Load(fsys fs.FS, opts Options) (rag.Book, []rag.Chunk, error) {
 		}
 	}
 	return book, chunks, nil
+}
+
+// walkBook lists the book's pages and _category_.json files (by folder).
+// Only regular files are read: a symbolic link could lead out of the book
+// (or to /dev/zero), a FIFO would block the read forever; they, devices
+// and sockets are skipped with a warning.
+func walkBook(ctx context.Context, fsys fs.FS, opts Options) ([]string, map[string]string, error) {
+	var pages []string
+	categories := map[string]string{} // folder -> its _category_.json
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("read %s: %w", p, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if p == "." {
+			return nil
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if hidden(name) || name == "node_modules" {
+				return fs.SkipDir
+			}
+			if hasControl(name) {
+				opts.warn(p, fmt.Errorf("%w: the name holds control characters", errSkipped))
+				return fs.SkipDir
+			}
+			return nil
+		}
+		isCategory := name == "_category_.json"
+		if !isCategory && (hidden(name) || !isPage(name)) && d.Type()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			if !hidden(name) {
+				opts.warn(p, fmt.Errorf("%w: %s", errSkipped, kindOf(d.Type())))
+			}
+			return nil
+		}
+		if isCategory {
+			categories[path.Dir(p)] = p
+			return nil
+		}
+		if hasControl(name) {
+			// Names become ids, titles and links.
+			opts.warn(p, fmt.Errorf("%w: the name holds control characters", errSkipped))
+			return nil
+		}
+		pages = append(pages, p)
+		return nil
+	})
+	return pages, categories, err
+}
+
+// errSkipped marks a file left out of the book; the rest is read.
+var errSkipped = errors.New("skipped")
+
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, unicode.IsControl)
+}
+
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link (links are not followed)"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe, not a regular file"
+	case m&fs.ModeDevice != 0:
+		return "a device, not a regular file"
+	case m&fs.ModeSocket != 0:
+		return "a socket, not a regular file"
+	}
+	return "not a regular file"
+}
+
+// readFile reads a regular file of at most limit bytes; anything else is
+// errSkipped with the reason.
+func readFile(fsys fs.FS, p string, limit int64) ([]byte, error) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s", errSkipped, kindOf(info.Mode()))
+	}
+	tooBig := fmt.Errorf("%w: larger than the limit of %s per file", errSkipped, byteSize(limit))
+	if info.Size() > limit {
+		return nil, tooBig
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, tooBig
+	}
+	return b, nil
+}
+
+func byteSize(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// cleanText gives a page Unix line endings (CRLF and lone CR become LF)
+// and drops control characters other than tab and newline (NUL, escape
+// sequences, ...): they mean nothing to a reader and some stores reject
+// them. Form feeds and vertical tabs become spaces.
+func cleanText(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c == '\r':
+			out = append(out, '\n')
+			if i+1 < len(b) && b[i+1] == '\n' {
+				i++
+			}
+		case c == '\f' || c == '\v':
+			out = append(out, ' ')
+		case c == '\n' || c == '\t':
+			out = append(out, c)
+		case c < 0x20 || c == 0x7f:
+		case c == 0xc2 && i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] < 0xa0:
+			i++ // a C1 control character, U+0080 to U+009F
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func isIndex(f *chapterFile) bool {
@@ -189,7 +336,7 @@ func stem(p string) string {
 // readModules names the top-level folders: the _category_.json label, else
 // the folder's index page title, else the folder name; ordered by the
 // category's position, then name.
-func readModules(fsys fs.FS, files []*chapterFile, categories map[string]string, hash interface{ Write([]byte) (int, error) }) ([]rag.Module, map[string]float64, error) {
+func readModules(fsys fs.FS, files []*chapterFile, categories map[string]string, hash io.Writer, limit int64) ([]rag.Module, map[string]float64, error) {
 	type mod struct {
 		rag.Module
 		pos float64
@@ -223,16 +370,13 @@ func readModules(fsys fs.FS, files []*chapterFile, categories map[string]string,
 		if !ok {
 			continue
 		}
-		b, err := fs.ReadFile(fsys, p)
+		b, err := readFile(fsys, p, limit)
 		if err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", p, err)
 		}
 		hash.Write(b)
-		var cat struct {
-			Label    string   `json:"label"`
-			Position *float64 `json:"position"`
-		}
-		if err := json.Unmarshal(b, &cat); err != nil {
+		cat, err := parseCategory(b)
+		if err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", p, err)
 		}
 		if cat.Label != "" {
@@ -255,4 +399,58 @@ func readModules(fsys fs.FS, files []*chapterFile, categories map[string]string,
 		out = append(out, m.Module)
 	}
 	return out, order, nil
+}
+
+// category is what a folder's _category_.json says about it.
+type category struct {
+	Label    string
+	Position *float64
+}
+
+// parseCategory reads _category_.json; a mistake is reported by field and
+// JSON kind ("label" is an array, want a string), not by Go type.
+func parseCategory(b []byte) (category, error) {
+	var cat category
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return cat, fmt.Errorf("not valid JSON at byte %d: %s", se.Offset, se)
+		}
+		return cat, fmt.Errorf("want a JSON object, found %s", jsonKind(bytes.TrimSpace(b)))
+	}
+	if v, ok := fields["label"]; ok && jsonKind(v) != "null" {
+		if err := json.Unmarshal(v, &cat.Label); err != nil {
+			return cat, fmt.Errorf("field \"label\" is %s, want a string", jsonKind(v))
+		}
+	}
+	if v, ok := fields["position"]; ok && jsonKind(v) != "null" {
+		var f float64
+		if err := json.Unmarshal(v, &f); err != nil {
+			return cat, fmt.Errorf("field \"position\" is %s, want a number", jsonKind(v))
+		}
+		cat.Position = &f
+	}
+	return cat, nil
+}
+
+// jsonKind names the kind of a JSON value for an error message.
+func jsonKind(v []byte) string {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return "empty"
+	}
+	switch v[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
 }

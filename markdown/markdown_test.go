@@ -79,7 +79,7 @@ Go on to actuators.
 
 func load(t *testing.T, fsys fstest.MapFS, o Options) (rag.Book, []rag.Chunk) {
 	t.Helper()
-	book, chunks, err := Load(fsys, o)
+	book, chunks, err := Load(t.Context(), fsys, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,14 +272,14 @@ func TestStableIDsAndHash(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	if _, _, err := Load(fstest.MapFS{"a.txt": {Data: []byte("x")}}, DefaultOptions()); err == nil {
+	if _, _, err := Load(t.Context(), fstest.MapFS{"a.txt": {Data: []byte("x")}}, DefaultOptions()); err == nil {
 		t.Error("a book without pages loaded")
 	}
-	_, _, err := Load(fstest.MapFS{"bad.md": {Data: []byte{0xff, 0xfe}}}, DefaultOptions())
+	_, _, err := Load(t.Context(), fstest.MapFS{"bad.md": {Data: []byte{0xff, 0xfe}}}, DefaultOptions())
 	if err == nil || !strings.Contains(err.Error(), "bad.md") {
 		t.Errorf("invalid UTF-8: %v", err)
 	}
-	_, _, err = Load(fstest.MapFS{"m/_category_.json": {Data: []byte("{")}, "m/a.md": {Data: []byte("# A\n\ntext")}}, DefaultOptions())
+	_, _, err = Load(t.Context(), fstest.MapFS{"m/_category_.json": {Data: []byte("{")}, "m/a.md": {Data: []byte("# A\n\ntext")}}, DefaultOptions())
 	if err == nil || !strings.Contains(err.Error(), "_category_.json") {
 		t.Errorf("broken _category_.json: %v", err)
 	}
@@ -306,7 +306,7 @@ func TestSharedTextbook(t *testing.T) {
 	if _, err := os.Stat(sharedBook); err != nil {
 		t.Skipf("shared textbook not present (%v): skipping", err)
 	}
-	book, chunks, err := Load(os.DirFS(sharedBook), DefaultOptions())
+	book, chunks, err := Load(t.Context(), os.DirFS(sharedBook), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +335,7 @@ func BenchmarkLoadSharedTextbook(b *testing.B) {
 	}
 	fsys := os.DirFS(sharedBook)
 	for i := 0; i < b.N; i++ {
-		if _, _, err := Load(fsys, DefaultOptions()); err != nil {
+		if _, _, err := Load(b.Context(), fsys, DefaultOptions()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -88,6 +88,9 @@ func loadBook(fsys fs.FS) (*book, error) {
 		if ext != ".md" && ext != ".mdx" || strings.HasPrefix(name, "_") {
 			return nil
 		}
+		if !d.Type().IsRegular() {
+			return nil // links, FIFOs and devices are not pages (ingest warns of them)
+		}
 		raw, err := fs.ReadFile(fsys, p)
 		if err != nil {
 			return fmt.Errorf("read chapter %s: %w", p, err)

@@ -59,15 +59,19 @@ func chunkOptions() string {
 }
 
 // ingest reads the book and replaces the data dir's index when the book
-// changed. progress may be nil.
-func ingest(cfg Config, progress func(done, total int, path string)) (rag.Book, int, bool, error) {
+// changed; files left out of the book are reported to warn. progress may
+// be nil. A cancelled ctx (SIGINT, SIGTERM) stops it.
+func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done, total int, path string)) (rag.Book, int, bool, error) {
 	fsys, _, err := bookFS(cfg)
 	if err != nil {
 		return rag.Book{}, 0, false, err
 	}
 	opts := markdown.DefaultOptions()
 	opts.Progress = progress
-	book, chunks, err := markdown.Load(fsys, opts)
+	opts.Warn = func(path string, err error) {
+		fmt.Fprintf(warn, "textbook-rag: warning: %s: %v\n", path, err)
+	}
+	book, chunks, err := markdown.Load(ctx, fsys, opts)
 	if err != nil {
 		return rag.Book{}, 0, false, fmt.Errorf("ingest: %w", err)
 	}
@@ -83,7 +87,7 @@ func ingest(cfg Config, progress func(done, total int, path string)) (rag.Book, 
 func openApp(ctx context.Context, cfg Config, stderr io.Writer, ensure bool) (*App, error) {
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
 	if ensure {
-		if _, _, _, err := ingest(cfg, nil); err != nil {
+		if _, _, _, err := ingest(ctx, cfg, stderr, nil); err != nil {
 			return nil, err
 		}
 	}

@@ -32,7 +32,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	start := time.Now()
-	book, n, wrote, err := ingest(cfg, progress)
+	book, n, wrote, err := ingest(ctx, cfg, stderr, progress)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,67 @@
+//go:build unix
+
+package markdown
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// Only regular files inside the book are read: a link out of the book, a
+// link to /dev/zero and a FIFO are skipped with a warning, and the load
+// neither hangs nor runs out of memory.
+func TestOnlyRegularFiles(t *testing.T) {
+	root := t.TempDir()
+	book := filepath.Join(root, "book")
+	outside := filepath.Join(root, "outside")
+	for _, d := range []string{filepath.Join(book, "m"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(book, "m", "a.md"), "# A\n\nA page about robots that belongs to the book.\n")
+	write(filepath.Join(outside, "secret.md"), "# Secret\n\nPASSWORD words that must never be indexed.\n")
+	links := map[string]string{
+		"leak.md":   filepath.Join(outside, "secret.md"),
+		"zero.md":   "/dev/zero",
+		"m/dir":     outside,
+		"m/rel.md":  "../../outside/secret.md",
+		"hosts.mdx": "/etc/hostname",
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(book, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fifo := filepath.Join(book, "m", "pipe.md")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := warnings{}
+	_, chunks, err := Load(t.Context(), os.DirFS(book), w.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range chunks {
+		if c.ChapterPath != "m/a" || strings.Contains(c.Text, "PASSWORD") {
+			t.Errorf("read %s", c.ChapterPath)
+		}
+	}
+	for _, p := range []string{"leak.md", "zero.md", "m/dir", "m/rel.md", "hosts.mdx"} {
+		if !strings.Contains(w[p], "symbolic link") {
+			t.Errorf("warning for %s = %q", p, w[p])
+		}
+	}
+	if !strings.Contains(w["m/pipe.md"], "named pipe") {
+		t.Errorf("warning for the FIFO = %q", w["m/pipe.md"])
+	}
+}

@@ -1,0 +1,226 @@
+package markdown
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"unicode/utf8"
+
+	"github.com/textbook-rag/rag"
+)
+
+// warnings collects the files a load left out.
+type warnings map[string]string
+
+func (w warnings) opts() Options {
+	o := DefaultOptions()
+	o.Warn = func(path string, err error) { w[path] = err.Error() }
+	return o
+}
+
+func TestOversizedFileSkipped(t *testing.T) {
+	w := warnings{}
+	o := w.opts()
+	o.MaxFileBytes = 1000
+	book := fstest.MapFS{
+		"a.md":   {Data: []byte("# A\n\nA page of ordinary size about robots.\n")},
+		"big.md": {Data: []byte("# Big\n\n" + strings.Repeat("robot ", 500))},
+	}
+	_, chunks, err := Load(t.Context(), book, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range chunks {
+		if c.ChapterPath == "big" {
+			t.Error("a page over the size limit was read")
+		}
+	}
+	if msg := w["big.md"]; !strings.Contains(msg, "1000 bytes") {
+		t.Errorf("warning for big.md = %q, want the limit named", msg)
+	}
+}
+
+func TestLineEndingsAndControlCharacters(t *testing.T) {
+	body := "# Title\n\nIntro of the page about sensors and motors.\n\n## Sensors\n\nA camera \x00sees\x1b[31m light.\f Lidar\x7f measures range.\u0085\n\n## Motors\n\nA motor turns.\n"
+	book := fstest.MapFS{
+		"cr.md":   {Data: []byte(strings.ReplaceAll(body, "\n", "\r"))},
+		"crlf.md": {Data: []byte(strings.ReplaceAll(body, "\n", "\r\n"))},
+		"lf.md":   {Data: []byte(body)},
+	}
+	_, chunks := load(t, book, DefaultOptions())
+	texts := map[string]string{}
+	for _, c := range chunks {
+		texts[c.ChapterPath] += c.Text
+		for _, r := range c.Text {
+			if r != '\n' && r != '\t' && (r < 0x20 || r >= 0x7f && r < 0xa0) {
+				t.Errorf("%s: chunk holds control character %U", c.ChapterPath, r)
+			}
+		}
+	}
+	want := texts["lf"]
+	if !strings.Contains(want, "## Motors") || !strings.Contains(want, "A camera sees[31m light.  Lidar measures range.") {
+		t.Fatalf("LF page chunks: %q", want)
+	}
+	for _, p := range []string{"cr", "crlf"} {
+		if texts[p] != want {
+			t.Errorf("%s page gives %q, want what the LF page gives", p, texts[p])
+		}
+	}
+}
+
+func TestCategoryErrorsNameFileAndField(t *testing.T) {
+	tests := []struct{ name, json, want string }{
+		{"label is an array", `{"label": ["a"]}`, `field "label" is an array, want a string`},
+		{"position is a string", `{"label": "M", "position": "2"}`, `field "position" is a string, want a number`},
+		{"not an object", `[1, 2]`, `want a JSON object, found an array`},
+		{"cut short", `{"label": "M"`, `not valid JSON`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			book := fstest.MapFS{
+				"m/_category_.json": {Data: []byte(tt.json)},
+				"m/a.md":            {Data: []byte("# A\n\ntext")},
+			}
+			_, _, err := Load(t.Context(), book, DefaultOptions())
+			if err == nil || !strings.Contains(err.Error(), "m/_category_.json") || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want it to name m/_category_.json and say %q", err, tt.want)
+			}
+			if err != nil && strings.Contains(err.Error(), "Go") {
+				t.Errorf("error %v speaks of Go types", err)
+			}
+		})
+	}
+}
+
+func TestLoadCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, _, err := Load(ctx, testBook(), DefaultOptions()); !errors.Is(err, context.Canceled) {
+		t.Errorf("Load with a cancelled context: %v", err)
+	}
+}
+
+// longRunsBook holds the pages that made ingest quadratic: a 1 MB word,
+// a 2,000-space indent, a long punctuation run.
+func longRunsBook() fstest.MapFS {
+	return fstest.MapFS{
+		"word.md":   {Data: []byte("# Word\n\n" + strings.Repeat("abcdefghij", 100_000) + "\n")},
+		"indent.md": {Data: []byte("# Indent\n\nText.\n\n" + strings.Repeat(" ", 2000) + "deep\n")},
+		"punct.md":  {Data: []byte("# Punct\n\nText " + strings.Repeat("-=", 50_000) + " end.\n")},
+	}
+}
+
+func TestLongRuns(t *testing.T) {
+	_, chunks := load(t, longRunsBook(), DefaultOptions())
+	seen := map[string]bool{}
+	for _, c := range chunks {
+		seen[c.ChapterPath] = true
+	}
+	for _, p := range []string{"word", "indent", "punct"} {
+		if !seen[p] {
+			t.Errorf("%s: no chunks", p)
+		}
+	}
+}
+
+// BenchmarkLoadLongRuns is the issue's target: a 1 MB single word (and
+// the other long runs) ingest in well under 2 s.
+func BenchmarkLoadLongRuns(b *testing.B) {
+	book := longRunsBook()
+	CountTokens("load the encoding")
+	for b.Loop() {
+		if _, _, err := Load(b.Context(), book, DefaultOptions()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// checkChunks holds for any book that loads: valid, clean text, unique
+// ids, indexes in order within a chapter.
+func checkChunks(t *testing.T, chunks []rag.Chunk) {
+	t.Helper()
+	ids := map[string]bool{}
+	for _, c := range chunks {
+		if !utf8.ValidString(c.Text) {
+			t.Fatalf("%s: chunk text is not valid UTF-8", c.ChapterPath)
+		}
+		if strings.ContainsAny(c.Text, "\x00\r") {
+			t.Fatalf("%s: chunk text holds NUL or CR: %q", c.ChapterPath, c.Text)
+		}
+		if ids[c.ID] {
+			t.Fatalf("%s: duplicate chunk id %s", c.ChapterPath, c.ID)
+		}
+		ids[c.ID] = true
+	}
+}
+
+func FuzzChunker(f *testing.F) {
+	for _, seed := range []string{
+		"# T\n\nText.\n",
+		"# T\r\rIntro.\r\r## A\r\rBody.\r",
+		"# T\r\n\r\n## A\r\n\r\nBody.\r\n",
+		"# T\n\nNUL\x00 and \x1b escape.\n",
+		"---\nid: x\ntitle: \"Y\"\n---\n## A\n\n:::tip\nHi\n:::\n",
+		"## A\n\n```\nunclosed code\n",
+		"<Tabs><TabItem value=\"a\">\n\nText\n\n</TabItem></Tabs>\n",
+		"| a | b |\n|---|---|\n| 1 | 2 |\n",
+		"# W\n\n" + strings.Repeat("x", 5000) + "\n",
+		"# I\n\n" + strings.Repeat(" ", 2000) + "deep\n",
+		"# P\n\n" + strings.Repeat("-=", 2000) + "\n",
+		"### {#id}\n\n#\n\n##\n",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, page string) {
+		o := DefaultOptions()
+		o.Warn = func(string, error) {}
+		_, chunks, err := Load(t.Context(), fstest.MapFS{"m/p.md": {Data: []byte(page)}}, o)
+		if err != nil {
+			if !utf8.ValidString(page) {
+				return
+			}
+			t.Fatalf("a valid UTF-8 page failed to load: %v", err)
+		}
+		checkChunks(t, chunks)
+	})
+}
+
+func FuzzLoader(f *testing.F) {
+	f.Add("a.md", "# A\n\nText.\n", "m/b.md", "# B\n\nMore.\n", `{"label": "M", "position": 1}`)
+	f.Add("m/a.md", "# A\r\rText.\r", "m/n/b.md", "# B\x00\n", `{"label": ["x"]}`)
+	f.Add("m/index.md", "---\nid: same\n---\n# A\n\nx\n", "m/other.md", "---\nid: same\n---\n# B\n\ny\n", `[`)
+	f.Add("m/_x.md", "hidden", "m/.git/a.md", "hidden", `null`)
+	f.Fuzz(func(t *testing.T, p1, d1, p2, d2, category string) {
+		book := fstest.MapFS{}
+		for _, file := range [][2]string{{p1, d1}, {p2, d2}} {
+			if fstestPathOK(file[0]) {
+				book[file[0]] = &fstest.MapFile{Data: []byte(file[1])}
+			}
+		}
+		if fstestPathOK(p1) && strings.Contains(p1, "/") {
+			book[p1[:strings.LastIndexByte(p1, '/')]+"/_category_.json"] = &fstest.MapFile{Data: []byte(category)}
+		}
+		o := DefaultOptions()
+		o.Warn = func(string, error) {}
+		_, chunks, err := Load(t.Context(), book, o)
+		if err != nil {
+			return // a clear error is a fine outcome; a panic is not
+		}
+		checkChunks(t, chunks)
+	})
+}
+
+// fstestPathOK keeps a fuzzed name that a MapFS can hold as a file.
+func fstestPathOK(p string) bool {
+	if p == "" || p == "." || !utf8.ValidString(p) || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") {
+		return false
+	}
+	for _, el := range strings.Split(p, "/") {
+		if el == "" || el == "." || el == ".." {
+			return false
+		}
+	}
+	return true
+}
