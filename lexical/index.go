@@ -7,10 +7,10 @@
 // information (each word weighted by how rare it is in the book) that the
 // chunk holds. Words the book never uses count against the question at
 // full weight, which is what keeps cooking and sport questions far below
-// 0.5. Misspelt words are corrected against the book's vocabulary, and a
-// word the chunk lacks can be partly matched by a word the book uses in
-// the same places (co-occurrence), which helps readers who do not remember
-// the book's terms.
+// 0.5. Misspelt words (words that are not English) are corrected against
+// the book's vocabulary, and a word the chunk lacks can be partly matched
+// by a word the book uses in the same places (co-occurrence), which helps
+// readers who do not remember the book's terms.
 package lexical
 
 import (
@@ -196,7 +196,7 @@ func (ix *Index) analyze(question string) query {
 }
 
 // resolve maps a question word to book terms: as written, repaired when
-// misspelt, or split where a reader joined a word and a number ("ros2").
+// misspelt (not an English word), or split where a reader joined a word and a number ("ros2").
 func (ix *Index) resolve(t token) []qterm {
 	if ix.df[t.stem] > 0 {
 		return []qterm{ix.term(t.word, t.stem)}
@@ -212,8 +212,13 @@ func (ix *Index) resolve(t token) []qterm {
 			return out
 		}
 	}
-	if w, ok := ix.correct(t.word); ok {
-		return []qterm{ix.term(w, ix.vocab[w])}
+	// Only a word that is not English is a slip to repair. A real word
+	// the book never uses stays unknown and counts against the question:
+	// repaired, it would let an off-domain question borrow a book word.
+	if !isEnglishWord(t.word) {
+		if w, ok := ix.correct(t.word); ok {
+			return []qterm{ix.term(w, ix.vocab[w])}
+		}
 	}
 	return []qterm{{word: t.word, stem: t.stem, weight: ix.idf(t.stem)}}
 }
@@ -221,10 +226,11 @@ func (ix *Index) resolve(t token) []qterm {
 // isMisspeltFunctionWord catches "wich", "waht", "thsi": a question word
 // a reader mistyped must not count as an unknown subject word. Only
 // four-letter words are tried: among shorter and longer ones too many real
-// words lie one edit from a function word ("won"/"own", "world"/"would").
+// words lie one edit from a function word ("won"/"own", "world"/"would"),
+// and an English word is never taken for a slip ("cook" for "cool").
 func isMisspeltFunctionWord(w string) bool {
 	l := len([]rune(w))
-	if l != 4 {
+	if l != 4 || isEnglishWord(w) {
 		return false
 	}
 	for _, set := range []map[string]bool{stopwords, questionWords} {
