@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -77,6 +78,14 @@ var _ rag.History = (*History)(nil)
 func Open(ctx context.Context, path string) (*History, error) {
 	if path == "" || strings.ContainsRune(path, '?') {
 		return nil, fmt.Errorf("open sqlite history: invalid path %q", path)
+	}
+	// SQLite's own message for these is "unable to open database file".
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		what := "not a regular file"
+		if fi.IsDir() {
+			what = "a directory"
+		}
+		return nil, fmt.Errorf("open sqlite history %s: the path is %s", path, what)
 	}
 	dsn := path + "?_busy_timeout=" + fmt.Sprint(busyTimeout.Milliseconds()) +
 		"&_foreign_keys=1&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate"

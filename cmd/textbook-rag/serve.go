@@ -37,16 +37,21 @@ func openService(ctx context.Context, cfg Config, stderr io.Writer) (*service, e
 		}
 	}()
 
+	// Each store is assigned to s.history only once open: a nil
+	// *postgres.History in the interface would not compare equal to nil.
 	historyCheck := "sqlite_connected"
 	if cfg.DatabaseURL != "" {
-		if s.history, err = postgres.Open(ctx, cfg.DatabaseURL); err != nil {
+		h, err := postgres.Open(ctx, cfg.DatabaseURL)
+		if err != nil {
 			return nil, fmt.Errorf("chat history: %w", err)
 		}
-		historyCheck = "postgres_connected"
+		s.history, historyCheck = h, "postgres_connected"
 	} else {
-		if s.history, err = sqlite.Open(ctx, filepath.Join(cfg.Data, "history.db")); err != nil {
+		h, err := sqlite.Open(ctx, filepath.Join(cfg.Data, "history.db"))
+		if err != nil {
 			return nil, fmt.Errorf("chat history: %w", err)
 		}
+		s.history = h
 	}
 
 	fsys, _, err := bookFS(cfg)
