@@ -184,6 +184,9 @@ type Result struct {
 	// refusal, which carries none).
 	MaxScore float64       `json:"max_source_score"`
 	Latency  time.Duration `json:"latency_ns"`
+	// AnswerChars is the length of an answer in characters (0 for a
+	// refusal): what a reader has to read.
+	AnswerChars int `json:"answer_chars,omitempty"`
 }
 
 // Wrong reports an answer that is not correct: a refusal may be
@@ -218,6 +221,9 @@ func Run(ctx context.Context, tutor rag.Tutor, qs []Question, chunk func(id stri
 		}
 		r := Score(q, resp, chunk)
 		r.Latency = latency
+		if !resp.WasRefusal {
+			r.AnswerChars = utf8.RuneCountInString(resp.Answer)
+		}
 		rep.Results = append(rep.Results, r)
 	}
 	return rep, nil

@@ -141,8 +141,8 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Result{
-		{ID: "ans", Category: "factual", Expect: "answer", Got: "answer", Correct: true, MaxScore: 0.9},
-		{ID: "sub", Category: "definition", Expect: "answer", Got: "answer", Why: `missing term "bias"`, MaxScore: 0.9},
+		{ID: "ans", Category: "factual", Expect: "answer", Got: "answer", Correct: true, MaxScore: 0.9, AnswerChars: 14},
+		{ID: "sub", Category: "definition", Expect: "answer", Got: "answer", Why: `missing term "bias"`, MaxScore: 0.9, AnswerChars: 7},
 		{ID: "off", Category: "off_domain", Expect: "refuse", Got: "refuse", RefusalReason: "empty_retrieval", Correct: true},
 		{ID: "oos", Category: "out_of_scope_pattern", Expect: "refuse", Got: "refuse", RefusalReason: "insufficient_context", Correct: true},
 		{ID: "sel", Category: "selected_sufficient", Expect: "answer", Got: "refuse", RefusalReason: "selected_text_insufficient", Why: "refused: selected_text_insufficient"},

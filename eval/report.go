@@ -210,6 +210,26 @@ func (r *Report) Latency() (median, p95 time.Duration) {
 	return rank(0.50), rank(0.95)
 }
 
+// AnswerLength returns the median and the 95th percentile (nearest rank)
+// of the answers' length in characters; refusals are left out.
+func (r *Report) AnswerLength() (median, p95 int) {
+	var ls []int
+	for _, res := range r.Results {
+		if res.Got == "answer" {
+			ls = append(ls, res.AnswerChars)
+		}
+	}
+	if len(ls) == 0 {
+		return 0, 0
+	}
+	slices.Sort(ls)
+	rank := func(p float64) int {
+		i := int(math.Ceil(p*float64(len(ls)))) - 1
+		return ls[max(0, min(i, len(ls)-1))]
+	}
+	return rank(0.50), rank(0.95)
+}
+
 // stickyWriter remembers the first write error so a report can be written
 // without checking every line.
 type stickyWriter struct {
@@ -306,6 +326,9 @@ func (r *Report) WriteText(w io.Writer, verbose bool) error {
 	}
 	med, p95 := r.Latency()
 	fmt.Fprintf(sw, "latency per question: median %s, p95 %s\n", med.Round(100*time.Microsecond), p95.Round(100*time.Microsecond))
+	if amed, ap95 := r.AnswerLength(); amed > 0 {
+		fmt.Fprintf(sw, "answer length: median %d, p95 %d characters\n", amed, ap95)
+	}
 
 	if verbose {
 		var missed []Result
