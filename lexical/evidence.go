@@ -158,26 +158,82 @@ func (ix *Index) SelectedEvidence(question, selected string) []rag.Passage {
 type window struct {
 	from, to int // units[from:to]
 	score    float64
+	rank     float64
 }
 
 const maxWindow = 3
 
-func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minScore float64) []*unit {
-	qnums := numbersIn(question)
-	wantsCode := asksForCode(question)
-	want := answerTypeOf(question)
-	definition := isDefinition(question)
-	qstems := map[string]bool{}
+// sectionKey names the section a unit belongs to within one search: its
+// chunk and its most specific heading.
+type sectionKey struct {
+	chunk   int
+	heading string
+}
+
+func keyOf(u *unit) sectionKey { return sectionKey{u.chunk, u.heading.Text} }
+
+// reading is what selectUnits learns of the question once, before it
+// looks at any unit.
+type reading struct {
+	q          query
+	sl         slots
+	qnums      map[string]bool
+	qstems     map[string]bool
+	wantsCode  bool
+	want       *regexp.Regexp // the answer type a passage must state, or nil
+	definition bool
+}
+
+func readQuestion(q query, question string) reading {
+	r := reading{q: q, sl: newSlots(&q), qnums: numbersIn(question), qstems: map[string]bool{},
+		wantsCode: asksForCode(question), want: answerTypeOf(question), definition: isDefinition(question)}
 	for _, t := range q.terms {
-		qstems[t.stem] = true
+		r.qstems[t.stem] = true
 	}
-	// match[i][k]: how unit i holds stem slot k (1 in its text, else the
-	// credit of its context). A window holds a stem as well as its best
-	// unit does.
-	sl := newSlots(&q)
-	match := make([][]float64, len(units))
+	return r
+}
+
+// unitFacts are the per-unit signals the window search ranks by.
+type unitFacts struct {
+	match     [][]float64 // match[i][k]: how unit i holds stem slot k
+	headShare []float64   // the question's information named by the unit's heading
+	namesAPI  []bool      // uses an identifier spelled from the question's words
+	defines   []bool      // defines the question's subject
+	typed     []bool      // states the answer type the question wants
+}
+
+// selectUnits chooses what to quote from units for a question, in three
+// phases: score every unit, find the best window (and a close second in
+// another section), then quote the sections those windows lie in. keep
+// and minScore set how strong a unit and a window must be.
+func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minScore float64) []*unit {
+	r := readQuestion(q, question)
+	facts := r.scoreUnits(units)
+	windows := r.bestWindows(units, facts, keep, minScore)
+	if len(windows) == 0 {
+		return nil
+	}
+	if keep == selectedKeepRatio {
+		return pickStrong(units, windows, keep, minScore)
+	}
+	return quoteSections(units, windows)
+}
+
+// scoreUnits gives every unit its own score and works out the signals the
+// window search needs.
+func (r reading) scoreUnits(units []*unit) unitFacts {
+	sl := r.sl
+	f := unitFacts{
+		match:     make([][]float64, len(units)),
+		headShare: make([]float64, len(units)),
+		namesAPI:  make([]bool, len(units)),
+		defines:   make([]bool, len(units)),
+		typed:     make([]bool, len(units)),
+	}
 	flat := make([]float64, len(units)*len(sl.stems))
 	for i, u := range units {
+		// A window holds a stem as well as its best unit does: 1 in the
+		// unit's text, else the credit of its context.
 		m := flat[i*len(sl.stems) : (i+1)*len(sl.stems)]
 		for k, s := range sl.stems {
 			if u.terms[s] {
@@ -186,161 +242,232 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 				m[k] = u.ctx[s]
 			}
 		}
-		match[i] = m
-		u.score = q.coverageOf(sl, m) * unitPrior(u, wantsCode)
-	}
-	keyOf := func(u *unit) [2]any { return [2]any{u.chunk, u.heading.Text} }
-	var best *window
-	var bestRank float64
-	// The best window of every section, for a second section to quote.
-	type ranked struct {
-		w    window
-		rank float64
-	}
-	bySection := map[[2]any]ranked{}
-	// A unit under a heading that names the question's words is where the
-	// book talks about them ("Basic Publisher Structure" for "create a
-	// publisher"), more than a passage that mentions them in passing.
-	headShare := make([]float64, len(units))
-	for i, u := range units {
-		for _, t := range q.terms {
+		f.match[i] = m
+		u.score = r.q.coverageOf(sl, m) * unitPrior(u, r.wantsCode)
+		// A unit under a heading that names the question's words is where
+		// the book talks about them, more than a passage that mentions
+		// them in passing.
+		for _, t := range r.q.terms {
 			if u.ctx[t.stem] >= headingCredit {
-				headShare[i] += t.weight / q.total
+				f.headShare[i] += t.weight / r.q.total
 			}
 		}
-	}
-	// A unit that uses an identifier spelled out of the question's own
-	// words ("create a publisher" -> create_publisher) shows the API asked
-	// about.
-	namesAPI := make([]bool, len(units))
-	for i, u := range units {
+		// An identifier spelled out of the question's own words ("create
+		// a publisher" -> create_publisher) shows the API asked about.
 		for _, parts := range u.idents {
 			all := len(parts) >= 2
 			for _, p := range parts {
-				all = all && qstems[p]
+				all = all && r.qstems[p]
 			}
 			if all {
-				namesAPI[i] = true
+				f.namesAPI[i] = true
 				break
 			}
 		}
+		f.defines[i] = r.definition && definesSubject(u, r.qstems)
+		f.typed[i] = r.want != nil && r.want.MatchString(u.text)
 	}
-	defines := make([]bool, len(units))
-	if definition {
-		for i, u := range units {
-			defines[i] = definesSubject(u, qstems)
-		}
-	}
-	// A unit states the answer type on its own or not at all.
-	typed := make([]bool, len(units))
-	if want != nil {
-		for i, u := range units {
-			typed[i] = want.MatchString(u.text)
-		}
-	}
-	win := make([]float64, len(sl.stems))
+	return f
+}
+
+// Window ranking: what lifts a window above its coverage.
+const (
+	// stepPenalty: each further unit of a window must earn its place.
+	stepPenalty = 0.04
+	// noNumberFactor: a "how many/how much" window that states no new
+	// number is unlikely to answer.
+	noNumberFactor = 0.8
+	// definitionBonus ranks up the sentence that defines the subject of a
+	// "what is X" question.
+	definitionBonus = 0.3
+)
+
+// bestWindows finds the best window of the units and, when another
+// section's best comes close, that one too: an answer is often split
+// between a rule and its table, or a summary and its section.
+func (r reading) bestWindows(units []*unit, f unitFacts, keep, minScore float64) []window {
+	var best *window
+	bySection := map[sectionKey]window{}
+	win := make([]float64, len(r.sl.stems))
 	for i := range units {
-		hasNum := false
-		hasType := false
+		hasNum, hasType := false, false
 		prior := 1.0
-		copy(win, match[i])
+		copy(win, f.match[i])
 		for j := i; j < len(units) && j < i+maxWindow; j++ {
 			u := units[j]
 			if keyOf(u) != keyOf(units[i]) {
 				break
 			}
-			for k, x := range match[j] {
+			for k, x := range f.match[j] {
 				win[k] = max(win[k], x)
 			}
-			hasNum = hasNum || hasNewNumber(u.nums, qnums)
-			hasType = hasType || typed[j]
-			prior = min(prior, unitPrior(u, wantsCode))
-			sc := q.coverageOf(sl, win) * prior * (1 - 0.04*float64(j-i))
-			if q.wantsNumber && !hasNum {
-				sc *= 0.8
+			hasNum = hasNum || hasNewNumber(u.nums, r.qnums)
+			hasType = hasType || f.typed[j]
+			prior = min(prior, unitPrior(u, r.wantsCode))
+			sc := r.q.coverageOf(r.sl, win) * prior * (1 - stepPenalty*float64(j-i))
+			if r.q.wantsNumber && !hasNum {
+				sc *= noNumberFactor
 			}
-			if want != nil && !hasType {
+			// A unit states the answer type on its own or not at all.
+			if r.want != nil && !hasType {
 				continue
 			}
-			rank := sc + headingBonus*headShare[i]
-			if defines[i] {
-				rank += 0.3
+			rank := sc + headingBonus*f.headShare[i]
+			if f.defines[i] {
+				rank += definitionBonus
 			}
-			if slices.Contains(namesAPI[i:j+1], true) {
+			if slices.Contains(f.namesAPI[i:j+1], true) {
 				rank += apiBonus
 			}
-			// Context credit stays below 1, so 1 means the text has it.
+			// Context credit stays below 1, so 1 means the text has it. A
+			// selection must state two of the question's words itself.
 			shared := 0
-			for _, k := range sl.term {
+			for _, k := range r.sl.term {
 				if win[k] == 1 {
 					shared++
 				}
 			}
-			if sc < minScore || (keep == selectedKeepRatio && shared < min(2, len(q.terms))) {
+			if sc < minScore || (keep == selectedKeepRatio && shared < min(2, len(r.q.terms))) {
 				continue
 			}
-			if best == nil || rank > bestRank {
-				best, bestRank = &window{from: i, to: j + 1, score: sc}, rank
+			w := window{from: i, to: j + 1, score: sc, rank: rank}
+			if best == nil || rank > best.rank {
+				best = &w
 			}
 			if k := keyOf(units[i]); rank > bySection[k].rank {
-				bySection[k] = ranked{window{from: i, to: j + 1, score: sc}, rank}
+				bySection[k] = w
 			}
 		}
 	}
 	if best == nil {
 		return nil
 	}
-	// Quote the best window and, when another section's best comes
-	// close, that one too: an answer is often split between a rule and
-	// its table, or a summary and its section.
 	windows := []window{*best}
-	var second *ranked
-	for k, r := range bySection {
-		if k == keyOf(units[best.from]) || r.rank < secondRatio*bestRank || r.w.score < minScore {
+	var second *window
+	for k, w := range bySection {
+		if k == keyOf(units[best.from]) || w.rank < secondRatio*best.rank || w.score < minScore {
 			continue
 		}
-		if second == nil || r.rank > second.rank || r.rank == second.rank && r.w.from < second.w.from {
-			r := r
-			second = &r
+		if second == nil || w.rank > second.rank || w.rank == second.rank && w.from < second.from {
+			w := w
+			second = &w
 		}
 	}
-	if second != nil && !sameText(units, *best, second.w) {
-		windows = append(windows, second.w)
+	if second != nil && !sameText(units, *best, *second) {
+		windows = append(windows, *second)
 	}
+	return windows
+}
+
+// quoteBudget bounds, in characters, what is quoted of one section beyond
+// the window itself: enough for the few paragraphs, list or table in which
+// a section states its point, short enough to read.
+const quoteBudget = 1200
+
+// quoteSections quotes, for each window, its section: the window itself,
+// then the section's other passages from the most to the least telling
+// while the quote stays within quoteBudget. A section is the book's own
+// unit of explanation, and the sentence that finishes an answer ("... and
+// the motor controllers need 1000 Hz") is often not the one that matched
+// best. A list or table is quoted whole or not at all, and the line that
+// introduces a quoted list or code block comes with it.
+func quoteSections(units []*unit, windows []window) []*unit {
 	picked := map[*unit]bool{}
 	for _, w := range windows {
-		first := units[w.from]
-		for _, u := range units[w.from:w.to] {
-			picked[u] = true
+		key := keyOf(units[w.from])
+		var section []int
+		for i, u := range units {
+			if keyOf(u) == key {
+				section = append(section, i)
+			}
 		}
-		// The strong units of the window's section.
-		for _, u := range units {
-			if keyOf(u) == keyOf(first) && u.score >= keep*w.score && u.score >= minScore*keep/keepRatio {
-				picked[u] = true
+		blocks := blocksOf(units, section)
+		used := 0
+		var rest [][]int
+		for _, b := range blocks {
+			if b[len(b)-1] >= w.from && b[0] < w.to {
+				for _, i := range b {
+					if i >= w.from && i < w.to || len(b) <= maxBlockUnits {
+						picked[units[i]] = true
+					}
+				}
+				continue
+			}
+			rest = append(rest, b)
+		}
+		sort.SliceStable(rest, func(a, b int) bool { return blockScore(units, rest[a]) > blockScore(units, rest[b]) })
+		for _, b := range rest {
+			if blockScore(units, b) < quoteFloor*w.score {
+				break
+			}
+			n := blockChars(units, b)
+			if used+n > quoteBudget || len(b) > maxBlockUnits {
+				continue
+			}
+			used += n
+			for _, i := range b {
+				picked[units[i]] = true
 			}
 		}
 	}
-	// A quoted list item brings its siblings when the list is short: a list
-	// is read whole ("Spring between motor and output" needs "Lower
-	// bandwidth but inherent force sensing"). A list right under its
-	// heading has no lead-in; the heading introduces it.
+	introduceQuoted(units, picked)
+	var sel []*unit
 	for _, u := range units {
-		if !picked[u] || u.kind != item {
-			continue
-		}
-		var siblings []*unit
-		for _, v := range units {
-			if v.chunk == u.chunk && v.kind == item && v.lead == u.lead && keyOf(v) == keyOf(u) {
-				siblings = append(siblings, v)
-			}
-		}
-		if len(siblings) <= maxListItems {
-			for _, v := range siblings {
-				picked[v] = true
-			}
+		if picked[u] {
+			sel = append(sel, u)
 		}
 	}
-	// Whatever list or code block a quoted line introduces.
+	return sel
+}
+
+const (
+	// maxBlockUnits: a list or table longer than this is quoted by its
+	// matching lines only.
+	maxBlockUnits = 12
+	// quoteFloor: a passage of the section is quoted only when it is
+	// worth at least this share of the window.
+	quoteFloor = 0.3
+)
+
+// blocksOf groups a section's units (indices, in order) into the blocks
+// an author writes: a list's items, a table's rows, or one sentence or
+// code block.
+func blocksOf(units []*unit, section []int) [][]int {
+	var blocks [][]int
+	for _, i := range section {
+		u := units[i]
+		if n := len(blocks); n > 0 && (u.kind == item || u.kind == row) {
+			last := blocks[n-1]
+			prev := units[last[len(last)-1]]
+			if prev.kind == u.kind && prev.lead == u.lead && prev.chunk == u.chunk && last[len(last)-1] == i-1 {
+				blocks[n-1] = append(last, i)
+				continue
+			}
+		}
+		blocks = append(blocks, []int{i})
+	}
+	return blocks
+}
+
+func blockScore(units []*unit, b []int) float64 {
+	s := 0.0
+	for _, i := range b {
+		s = max(s, units[i].score)
+	}
+	return s
+}
+
+func blockChars(units []*unit, b []int) int {
+	n := 0
+	for _, i := range b {
+		n += len(units[i].text)
+	}
+	return n
+}
+
+// introduceQuoted adds the list or code block a quoted lead-in line ("Create
+// the package:") introduces, and the lead-in of a quoted list.
+func introduceQuoted(units []*unit, picked map[*unit]bool) {
 	for i, u := range units {
 		if !picked[u] || !strings.HasSuffix(strings.TrimSpace(u.text), ":") {
 			continue
@@ -353,6 +480,25 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 			picked[v] = true
 		}
 	}
+}
+
+// pickStrong is the selection's quote: the windows and every unit of
+// their sections that scores at least keep of the window, since the
+// reader chose the text and wants what bears on the question.
+func pickStrong(units []*unit, windows []window, keep, minScore float64) []*unit {
+	picked := map[*unit]bool{}
+	for _, w := range windows {
+		first := units[w.from]
+		for _, u := range units[w.from:w.to] {
+			picked[u] = true
+		}
+		for _, u := range units {
+			if keyOf(u) == keyOf(first) && u.score >= keep*w.score && u.score >= minScore*keep/keepRatio {
+				picked[u] = true
+			}
+		}
+	}
+	introduceQuoted(units, picked)
 	var sel []*unit
 	for _, u := range units {
 		if picked[u] {
@@ -360,24 +506,24 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 		}
 	}
 	if len(sel) > maxUnits {
-		// Keep the window and the strongest of the rest, in book order.
+		// Keep the windows and the strongest of the rest, in book order.
 		byScore := append([]*unit(nil), sel...)
 		sort.SliceStable(byScore, func(a, b int) bool { return byScore[a].score > byScore[b].score })
-		keep := map[*unit]bool{}
+		keepSet := map[*unit]bool{}
 		for _, w := range windows {
 			for _, u := range units[w.from:w.to] {
-				keep[u] = true
+				keepSet[u] = true
 			}
 		}
 		for _, u := range byScore {
-			if len(keep) >= maxUnits {
+			if len(keepSet) >= maxUnits {
 				break
 			}
-			keep[u] = true
+			keepSet[u] = true
 		}
 		sel = sel[:0]
 		for _, u := range units {
-			if keep[u] {
+			if keepSet[u] {
 				sel = append(sel, u)
 			}
 		}
