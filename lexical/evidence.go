@@ -31,7 +31,9 @@ type unit struct {
 	// goal and summary classify the unit's heading, and lines counts the
 	// unit's line breaks: fixed per unit, so worked out once when it is cut.
 	goal, summary bool
-	lines         int
+	// asks marks a question put to the reader (see asksReader).
+	asks  bool
+	lines int
 	// idents are the stems of the parts of each compound identifier the
 	// unit uses (create_publisher, ImuPublisher).
 	idents [][]string
@@ -543,10 +545,12 @@ func (ix *Index) unitsOf(chunks []rag.ScoredChunk) []*unit {
 			cached = splitUnits(c.Text, c.Headings, c.SectionHeading, c.Anchor)
 		}
 		overview := path.Base(c.ChapterPath) == "index" && strings.Contains(c.ChapterPath, "/")
+		quiz := assessmentTitle(c.ChapterTitle)
 		for _, u := range cached {
 			cp := *u
 			cp.chunk = ci
 			cp.overview = overview
+			cp.asks = cp.asks || quiz
 			cp.pos = len(units)
 			units = append(units, &cp)
 		}
@@ -638,8 +642,9 @@ var definitionShape = regexp.MustCompile(`^(?:(?:A|An|The)\s+)?((?:[\w./-]+\s+){
 func unitPrior(u *unit, wantsCode bool) float64 {
 	p := 1.0
 	switch {
-	case u.goal:
-		// Objectives say what a chapter will teach, never the answer.
+	case u.goal || u.asks:
+		// Objectives say what a chapter will teach, and a quiz or an
+		// exercise asks what the chapter taught: neither states it.
 		p *= 0.5
 	case u.summary || u.overview:
 		p *= 0.8
@@ -660,6 +665,34 @@ func unitPrior(u *unit, wantsCode bool) float64 {
 	}
 	return p
 }
+
+// asksReader reports a unit that puts a question to the reader rather
+// than stating something: a sentence ending in a question mark, a
+// multiple-choice option, or anything under a heading (or in a chapter,
+// see unitsOf) that marks a quiz, an exercise or a prompt for the reader.
+func asksReader(text, heading string) bool {
+	t := strings.TrimSpace(strings.ReplaceAll(text, "**", ""))
+	if strings.HasSuffix(t, "?") || choiceLine.MatchString(t) {
+		return true
+	}
+	return assessmentTitle(heading)
+}
+
+// assessmentTitle reports a heading or chapter title that marks a quiz,
+// an exercise or a prompt for the reader.
+func assessmentTitle(title string) bool {
+	h := strings.ToLower(title)
+	for _, w := range []string{"quiz", "exercise", "assessment", "check your understanding", "prompt"} {
+		if strings.Contains(h, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// choiceLine matches a multiple-choice option: "B) ...", "- c. ...",
+// "3. D) ...".
+var choiceLine = regexp.MustCompile(`^(?:[-*+]\s+)?(?:\d+[.)]\s+)?[A-Da-d][).]\s`)
 
 func goalHeading(h string) bool {
 	h = strings.ToLower(h)
