@@ -2,6 +2,7 @@ package rag
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -54,6 +55,11 @@ func (r *ChatRequest) Normalize() error {
 	if r.Question == "" {
 		return Errorf(EINVALID, "question is required")
 	}
+	for _, f := range []struct{ name, text string }{{"question", r.Question}, {"selected_text", r.SelectedText}} {
+		if err := checkControls(f.name, f.text); err != nil {
+			return err
+		}
+	}
 	if n := utf8.RuneCountInString(r.Question); n > MaxQuestionChars {
 		return Errorf(EQUESTIONTOOLONG, "question has %d characters; the limit is %d", n, MaxQuestionChars)
 	}
@@ -69,6 +75,22 @@ func (r *ChatRequest) Normalize() error {
 			return Errorf(EINVALID, "session_id must be a UUID")
 		}
 		r.SessionID = id.String()
+	}
+	return nil
+}
+
+// checkControls rejects control characters other than tab, line feed and
+// carriage return: no reader types them, Postgres cannot store a NUL, and
+// caught here they cost a 400 instead of an answer that cannot be saved.
+func checkControls(field, text string) error {
+	n := 0
+	for _, c := range text {
+		n++
+		if unicode.IsControl(c) && c != '\t' && c != '\n' && c != '\r' {
+			e := Errorf(EINVALID, "%s must not contain control characters (U+%04X at character %d)", field, c, n)
+			e.Details = map[string]any{"field": field}
+			return e
+		}
 	}
 	return nil
 }
