@@ -185,7 +185,7 @@ func (e *testEnv) recorded(t *testing.T) int {
 // newEnv builds a server with the test tutor, an in-memory history, the
 // fixed chunks and a fake clock. cfg starts from DefaultConfig with rate
 // limits off; edit may change it before the server is built.
-func newEnv(t *testing.T, edit func(*Config), setup ...func(*Server)) *testEnv {
+func newEnv(t testing.TB, edit func(*Config), setup ...func(*Server)) *testEnv {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.ChatRatePerMin, cfg.ChunksRatePerMin = 0, 0
