@@ -63,6 +63,7 @@ Reliability and history depth decide what happens when a subscriber falls behind
 // SSE: an answer with a source for ordinary questions, a refusal for
 // banana bread, 429 and 503 on request, and sessions it remembers.
 type standIn struct {
+	release  chan struct{} // a "slow" question's first words wait for it
 	mu       sync.Mutex
 	sessions map[string][]map[string]any
 	requests []rag.ChatRequest
@@ -114,9 +115,21 @@ func (s *standIn) stream(w http.ResponseWriter, r *http.Request) {
 		flusher.Flush()
 	}
 	var resp rag.ChatResponse
-	if strings.Contains(q, "banana") {
+	switch {
+	case strings.Contains(q, "banana"):
 		resp = rag.Refusal(rag.OutOfScope, "This topic is outside the scope of this course.\n\nThe Robotics Primer textbook covers:\n- Messaging\n- Simulation\n\nFor baking, please refer to specialized resources.", req.SessionID)
-	} else {
+	case strings.Contains(q, "recipe"):
+		resp = rag.Refusal(rag.EmptyRetrieval, "I can only answer questions from the textbook content.", req.SessionID)
+	case strings.Contains(q, "end of life"):
+		resp = rag.Refusal(rag.InsufficientContext, "I found some related content, but not enough to provide a confident answer.", req.SessionID)
+	case strings.Contains(q, "wheel") && req.SelectedText != "":
+		resp = rag.Refusal(rag.SelectedTextInsufficient, "The selected text doesn't contain enough information to answer your question.", req.SessionID)
+	case strings.Contains(q, "table"):
+		src := rag.Source{ChunkID: "c2", ModuleID: "module-1", ChapterID: "chapter-2-topics", SectionHeading: "Quality of Service", Anchor: "qos", Score: 0.9}
+		resp = rag.ChatResponse{Answer: markdownAnswer, Sources: []rag.Source{src}, SessionID: req.SessionID}
+		event("sources", resp.Sources)
+		event("delta", map[string]string{"text": resp.Answer})
+	default:
 		src := rag.Source{ChunkID: "c1", ModuleID: "module-1", ChapterID: "chapter-2-topics", SectionHeading: "Publishers & Subscribers", Anchor: "publishers--subscribers", Score: 0.83}
 		answer := "A **publisher** sends messages on a named topic; subscribers receive them.\n\n- It publishes at its own pace\n- It does not know who listens\n\nFor example `node.create_publisher(...)`:\n```python\npub.publish(msg)\n```"
 		if req.SelectedText != "" {
@@ -124,6 +137,14 @@ func (s *standIn) stream(w http.ResponseWriter, r *http.Request) {
 		}
 		resp = rag.ChatResponse{Answer: answer, Sources: []rag.Source{src}, SessionID: req.SessionID}
 		event("sources", resp.Sources)
+		if strings.Contains(q, "slow") {
+			// An LLM may think for seconds before its first words.
+			select {
+			case <-s.release:
+			case <-r.Context().Done():
+				return
+			}
+		}
 		for i := 0; i < len(answer); i += 12 {
 			event("delta", map[string]string{"text": answer[i:min(i+12, len(answer))]})
 			time.Sleep(10 * time.Millisecond)
@@ -158,7 +179,7 @@ func startStandIn(t *testing.T) (*httptest.Server, *standIn) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := &standIn{sessions: map[string][]map[string]any{}}
+	api := &standIn{sessions: map[string][]map[string]any{}, release: make(chan struct{}, 1)}
 	mux := http.NewServeMux()
 	api.routes(mux)
 	mux.Handle("/", h)
@@ -176,7 +197,9 @@ func TestBrowserScenarios(t *testing.T) {
 	}
 	srv, api := startStandIn(t)
 	start := time.Now()
-	browsertest.Run(t, srv.URL, browsertest.ArtifactsDir(t))
+	cfg := browsertest.DefaultConfig()
+	cfg.Prefix = "standin-"
+	browsertest.RunConfig(t, srv.URL, browsertest.ArtifactsDir(t), cfg)
 	t.Logf("browser scenarios took %s", time.Since(start).Round(time.Millisecond))
 
 	api.mu.Lock()
@@ -257,4 +280,232 @@ func TestBrowserErrors(t *testing.T) {
 	if ex := b.Exceptions(); len(ex) > 0 {
 		t.Errorf("JavaScript exceptions: %q", ex)
 	}
+}
+
+// markdownAnswer has every kind of Markdown an answer quotes from a book,
+// and HTML that must stay text.
+const markdownAnswer = "Two **QoS** settings decide what a *late* subscriber gets:\n\n" +
+	"| Setting | Choices | Default |\n|---|---|:---:|\n" +
+	"| Reliability | `RELIABLE`, `BEST_EFFORT` | reliable |\n" +
+	"| History depth | keep last *N* | `10` |\n\n" +
+	"---\n\n" +
+	"1. Pick the reliability.\n2. Pick the depth:\n   - small for sensors\n   - large for commands\n\n" +
+	"```python\nqos = QoSProfile(depth=10)\n```\n\n" +
+	`Text such as <img src=x onerror="window.__pwned=1"> and <script>window.__pwned=1</script> stays text.`
+
+// rendered describes how the newest answer's Markdown came out.
+type rendered struct {
+	Headers, Rows, CellCode, Em, Strong, Rules, Items, Nested, Code, Unsafe int
+	Pwned                                                                   bool
+	Text                                                                    string
+}
+
+// TestBrowserReader checks what a student meets on the reader's page, at
+// desktop and phone widths: the launcher clear of the text, a refusal
+// labelled by its reason with its next step, the typing indicator, answer
+// Markdown rendered safely, a source link that lands on its heading with
+// the tutor out of the way and one tap back, and selection quotes that
+// survive a reload.
+func TestBrowserReader(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests skipped in -short mode")
+	}
+	if browsertest.ChromePath() == "" {
+		t.Skip("browser tests skipped: no chromium, chromium-browser or google-chrome on PATH (apt-get install chromium)")
+	}
+	for _, v := range []browsertest.Viewport{browsertest.Desktop, browsertest.Phone} {
+		t.Run(v.Name, func(t *testing.T) { readerScenario(t, v) })
+	}
+}
+
+func readerScenario(t *testing.T, v browsertest.Viewport) {
+	srv, api := startStandIn(t)
+	b := browsertest.NewBrowser(t, browsertest.ArtifactsDir(t))
+	b.SetViewport(v)
+	shot := func(name string) { b.Screenshot("reader-" + v.Name + "-" + name) }
+	b.Navigate(srv.URL + "/docs/module-1/chapter-2-topics")
+
+	// The launcher stays clear of the reading column: beside it on a wide
+	// screen, a bar under it on a phone; the page's last line scrolls
+	// clear of it.
+	type place struct {
+		Left, Top, Width, ColumnRight, LastBottom, ViewWidth, ViewHeight float64
+		Opaque                                                           bool
+	}
+	p := browsertest.Eval[place](b, `(() => {
+		scrollTo(0, document.documentElement.scrollHeight);
+		const l = R.querySelector(".launcher").getBoundingClientRect();
+		const items = document.querySelectorAll("article p, article li, article h2, .pager a");
+		const bg = getComputedStyle(R.querySelector(".launcher")).backgroundColor;
+		return {left: l.left, top: l.top, width: l.width, columnRight: document.querySelector("article").getBoundingClientRect().right,
+			lastBottom: items[items.length - 1].getBoundingClientRect().bottom, viewWidth: innerWidth, viewHeight: innerHeight,
+			opaque: !/rgba\(.*, 0\)$|transparent/.test(bg)};
+	})()`)
+	shot("01-launcher")
+	if p.LastBottom > p.Top {
+		t.Errorf("the page's last line (bottom %.0f) stays under the launcher (top %.0f)", p.LastBottom, p.Top)
+	}
+	if v.Mobile {
+		if p.Width < p.ViewWidth || p.Top < p.ViewHeight-64 || !p.Opaque {
+			t.Errorf("on a phone the launcher should be an opaque bar along the bottom: %+v", p)
+		}
+	} else if p.Left < p.ColumnRight {
+		t.Errorf("the launcher (left %.0f) floats over the reading column (right %.0f)", p.Left, p.ColumnRight)
+	}
+
+	// A question about a selection the selection cannot answer: its own
+	// label, and one button to ask the whole book instead.
+	b.Navigate(srv.URL + "/")
+	selected := b.SelectParagraph()
+	b.ClickAt(`"Ask about this"`, `R.querySelector(".ask-selection")`)
+	b.WaitFor("the selection chip", `!R.querySelector(".panel").hidden && !R.querySelector(".chip").hidden`)
+	const wheel = "Which joint type is for a wheel?"
+	b.Ask(wheel)
+	if got := lastLabel(b); got.Reason != "selected_text_insufficient" || got.Label != browsertest.RefusalLabels[got.Reason] || got.Next != "Ask without it?" || got.Button != "Ask the whole textbook" {
+		t.Errorf("selected_text_insufficient refusal shows %+v", got)
+	}
+	shot("02-selection-refusal")
+	before := browsertest.Eval[int](b, `R.querySelectorAll(".msg.assistant").length`)
+	b.ClickAt("Ask the whole textbook", `Array.from(R.querySelectorAll(".refusal-action")).pop()`)
+	b.WaitFor("the answer from the whole book", fmt.Sprintf(`R.querySelectorAll(".msg.assistant:not(.pending):not(.refusal)").length > 0 && R.querySelectorAll(".msg.assistant").length > %d && R.querySelector(".panel").getAttribute("aria-busy") !== "true"`, before))
+	api.mu.Lock()
+	last := api.requests[len(api.requests)-1]
+	api.mu.Unlock()
+	if last.Question != wheel || last.SelectedText != "" {
+		t.Errorf("re-asking sent %+v, want the same question without the selection", last)
+	}
+	shot("03-reask")
+
+	// A typing indicator until the first words of a slow answer.
+	b.Exec(`R.querySelector(".input").focus()`)
+	b.Keys("A slow question about topics?\r")
+	b.WaitFor("the typing indicator", `(() => { const t = R.querySelector(".msg.assistant.pending .typing"); return t && t.getBoundingClientRect().height > 0; })()`)
+	shot("04-typing")
+	if got := browsertest.Eval[string](b, `R.querySelector(".msg.assistant.pending").innerText`); !strings.Contains(got, "Looking in the textbook") {
+		t.Errorf("the pending answer shows %q", got)
+	}
+	api.release <- struct{}{}
+	b.WaitFor("the slow answer", `!R.querySelector(".msg.assistant.pending") && R.querySelector(".panel").getAttribute("aria-busy") !== "true"`)
+
+	// Every refusal reason has its own label and next step.
+	for _, tc := range []struct{ question, reason, button string }{
+		{"What is a good recipe for bread?", "empty_retrieval", ""},
+		{"When is the end of life of this release?", "insufficient_context", "Edit the question"},
+		{"How do I bake banana bread?", "out_of_scope", ""},
+	} {
+		b.Ask(tc.question)
+		got := lastLabel(b)
+		if got.Reason != tc.reason || got.Label != browsertest.RefusalLabels[tc.reason] || got.Next == "" || got.Button != tc.button {
+			t.Errorf("%q: refusal shows %+v, want %s under %q with button %q", tc.question, got, tc.reason, browsertest.RefusalLabels[tc.reason], tc.button)
+		}
+	}
+	b.ClickAt("Edit the question", `R.querySelector(".msg.refusal[data-reason=insufficient_context] .refusal-action")`)
+	if got := browsertest.Eval[string](b, `R.activeElement === R.querySelector(".input") ? R.querySelector(".input").value : ""`); got != "When is the end of life of this release?" {
+		t.Errorf(`"Edit the question" left %q in the focused box`, got)
+	}
+	b.Exec(`R.querySelector(".input").value = ""`)
+	b.Exec(`Array.from(R.querySelectorAll(".msg.refusal")).at(-2).scrollIntoView({block: "start"})`)
+	shot("05-refusal-labels")
+
+	// Answer Markdown becomes HTML; HTML in the answer stays text.
+	b.Ask("Show me the QoS table")
+	md := browsertest.Eval[rendered](b, `(() => {
+		const m = Array.from(R.querySelectorAll(".msg.assistant .body")).pop();
+		const n = s => m.querySelectorAll(s).length;
+		return {Headers: n("table thead th"), Rows: n("table tbody tr"), CellCode: n("td code"), Em: n("em"), Strong: n("strong"),
+			Rules: n("hr"), Items: n("ol > li"), Nested: n("ol > li > ul > li"), Code: n("pre > code"), Unsafe: n("img, script"),
+			Pwned: !!window.__pwned, Text: m.innerText};
+	})()`)
+	want := rendered{Headers: 3, Rows: 2, CellCode: 3, Em: 2, Strong: 1, Rules: 1, Items: 2, Nested: 2, Code: 1}
+	text := md.Text
+	md.Text = ""
+	if md != want {
+		t.Errorf("rendered answer: %+v, want %+v", md, want)
+	}
+	for _, bad := range []string{"|", "---", "**", "```"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("rendered answer shows raw %q: %q", bad, text)
+		}
+	}
+	if !strings.Contains(text, `<img src=x onerror="window.__pwned=1">`) {
+		t.Errorf("HTML in the answer is not shown as text: %q", text)
+	}
+	b.Exec(`Array.from(R.querySelectorAll(".msg.assistant")).pop().scrollIntoView({block: "start"})`)
+	shot("06-markdown")
+
+	// The source link lands on its heading, visible, the tutor collapsed.
+	b.Exec(`Array.from(R.querySelectorAll(".msg.assistant .sources a")).pop().scrollIntoView({block: "center"})`)
+	b.ClickAt("the source link", `Array.from(R.querySelectorAll(".msg.assistant .sources a")).pop()`)
+	b.WaitFor("the QoS heading at the top of the page", `location.hash === "#qos" && (() => {
+		const r = document.getElementById("qos").getBoundingClientRect();
+		return r.top >= document.querySelector(".topbar").getBoundingClientRect().bottom - 1 && r.top < 200;
+	})()`)
+	type landing struct {
+		Hit, PanelHidden          bool
+		Launcher                  string
+		Bottom, Top, Left, Column float64
+	}
+	l := browsertest.Eval[landing](b, `(() => {
+		const h = document.getElementById("qos"), r = h.getBoundingClientRect();
+		const at = document.elementFromPoint(r.left + 10, r.top + r.height / 2);
+		return {hit: !!at && (at === h || h.contains(at)), panelHidden: R.querySelector(".panel").hidden,
+			launcher: R.querySelector(".launcher").getAttribute("aria-label"), bottom: r.bottom,
+			top: R.querySelector(".launcher").getBoundingClientRect().top, left: R.querySelector(".launcher").getBoundingClientRect().left,
+			column: document.querySelector("article").getBoundingClientRect().right};
+	})()`)
+	shot("07-source-heading")
+	if !l.Hit || !l.PanelHidden || l.Bottom > l.Top {
+		t.Errorf("after the source link the heading is covered: %+v", l)
+	}
+	if !strings.HasPrefix(l.Launcher, "Back to the conversation") {
+		t.Errorf("the launcher offers %q, want the way back to the conversation", l.Launcher)
+	}
+	if !v.Mobile && l.Left < l.Column {
+		t.Errorf("the way back (left %.0f) floats over the reading column (right %.0f)", l.Left, l.Column)
+	}
+
+	// One tap back: the conversation, at the answer the reader left.
+	b.ClickAt("the launcher", `R.querySelector(".launcher")`)
+	b.WaitFor("the conversation at the table answer", `!R.querySelector(".panel").hidden && (() => {
+		const a = Array.from(R.querySelectorAll(".msg.assistant")).find(m => m.querySelector("table"));
+		if (!a) return false;
+		const r = a.getBoundingClientRect(), log = R.querySelector(".log").getBoundingClientRect();
+		return r.bottom > log.top + 20 && r.top < log.bottom - 20;
+	})()`)
+	shot("08-back-to-conversation")
+
+	// After a reload each question comes back with the quote it was about.
+	b.Navigate(srv.URL + "/docs/module-1/chapter-2-topics")
+	b.OpenPanel()
+	b.WaitFor("the conversation after reload", `R.querySelectorAll(".msg.user").length === 7`)
+	quotes := browsertest.Eval[[]string](b, `Array.from(R.querySelectorAll(".msg.user")).map(m => (m.querySelector(".quote") || {}).textContent || "")`)
+	wantQuote := []rune(strings.Join(strings.Fields(selected), " "))
+	if len(wantQuote) > 280 {
+		wantQuote = append(wantQuote[:280], '…')
+	}
+	if quotes[0] != string(wantQuote) || strings.Join(quotes[1:], "") != "" {
+		t.Errorf("quotes after reload: %q, want only the first question's %q", quotes, string(wantQuote))
+	}
+	labels := browsertest.Eval[map[string]string](b, `Object.fromEntries(Array.from(R.querySelectorAll(".msg.refusal")).map(m => [m.dataset.reason, m.querySelector(".refusal-label .label-text").textContent]))`)
+	for reason, label := range browsertest.RefusalLabels {
+		if labels[reason] != label {
+			t.Errorf("after reload the %s refusal is labelled %q, want %q", reason, labels[reason], label)
+		}
+	}
+	b.Exec(`R.querySelector(".log").scrollTop = 0`)
+	shot("09-reload-quote")
+	if ex := b.Exceptions(); len(ex) > 0 {
+		t.Errorf("JavaScript exceptions: %q", ex)
+	}
+}
+
+type refusalShown struct{ Reason, Label, Next, Button string }
+
+// lastLabel reads the newest refusal's reason, label and next step.
+func lastLabel(b *browsertest.Browser) refusalShown {
+	return browsertest.Eval[refusalShown](b, `(() => {
+		const m = Array.from(R.querySelectorAll(".msg.assistant")).pop();
+		const t = s => (m.querySelector(s) || {}).textContent || "";
+		return {Reason: m.dataset.reason || "", Label: t(".refusal-label .label-text"), Next: t(".refusal-next span"), Button: t(".refusal-action")};
+	})()`)
 }

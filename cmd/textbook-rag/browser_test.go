@@ -24,5 +24,7 @@ func TestBrowser(t *testing.T) {
 		SelectionQuestion: "What does this mean?",
 		OffTopicQuestion:  "What is a good recipe for banana bread?",
 		StartPath:         "/",
+		Viewport:          browsertest.Desktop,
+		Prefix:            "serve-",
 	})
 }

@@ -29,6 +29,30 @@ type Config struct {
 	SelectionQuestion string // scenario 2: asked about a selected paragraph
 	OffTopicQuestion  string // scenario 3: must be refused
 	StartPath         string // the page the scenarios start on
+	Viewport          Viewport
+	Prefix            string // put before every screenshot's name
+}
+
+// Viewport is a window size to emulate.
+type Viewport struct {
+	Name          string // "desktop", "phone"
+	Width, Height int64
+	Mobile        bool // a phone: viewport meta tag, overlay scrollbars, touch-sized layout
+}
+
+// The two sizes the reader's side is checked at.
+var (
+	Desktop = Viewport{Name: "desktop", Width: 1280, Height: 900}
+	Phone   = Viewport{Name: "phone", Width: 390, Height: 844, Mobile: true}
+)
+
+// RefusalLabels is the label the widget shows above each refusal reason's
+// message.
+var RefusalLabels = map[string]string{
+	"empty_retrieval":            "Not in the textbook",
+	"insufficient_context":       "Not enough in the textbook to be sure",
+	"out_of_scope":               "Outside this course",
+	"selected_text_insufficient": "Not in your selection",
 }
 
 // DefaultConfig is the configuration Run uses.
@@ -38,6 +62,7 @@ func DefaultConfig() Config {
 		SelectionQuestion: "Explain this passage in simpler words.",
 		OffTopicQuestion:  "How do I bake banana bread?",
 		StartPath:         "/",
+		Viewport:          Desktop,
 	}
 }
 
@@ -69,6 +94,8 @@ type Browser struct {
 	t   *testing.T
 	ctx context.Context
 	dir string
+
+	prefix string // of screenshot names
 
 	mu         sync.Mutex
 	exceptions []string
@@ -120,6 +147,17 @@ func NewBrowser(t *testing.T, dir string) *Browser {
 	return b
 }
 
+// SetViewport emulates a window of v's size from now on.
+func (b *Browser) SetViewport(v Viewport) {
+	b.t.Helper()
+	b.Do(func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		_, err := cdp.Call(ctx, tg, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+			Width: v.Width, Height: v.Height, DeviceScaleFactor: 1, Mobile: v.Mobile,
+		})
+		return chromedp.Void{}, err
+	})
+}
+
 // Exceptions returns the page's uncaught JavaScript exceptions so far.
 func (b *Browser) Exceptions() []string {
 	b.mu.Lock()
@@ -150,14 +188,24 @@ func Eval[T any](b *Browser, js string) T {
 }
 
 // WaitFor waits until the JavaScript expression (with R bound) is truthy.
+// It polls across page loads: an evaluation that fails because the page
+// is being replaced counts as "not yet".
 func (b *Browser) WaitFor(what, js string) {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
-	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](withRoot(js), chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(15*time.Second))); err != nil {
-		b.Screenshot("failed-" + slug(what))
-		b.t.Fatalf("waiting for %s: %v", what, err)
+	deadline := time.Now().Add(15 * time.Second)
+	var last error
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!(`+withRoot(js)+`)`))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		last = err
+		time.Sleep(50 * time.Millisecond)
 	}
+	b.Screenshot("failed-" + slug(what))
+	b.t.Fatalf("waiting for %s: not true after 15s (last error: %v)", what, last)
 }
 
 func withRoot(js string) string {
@@ -180,7 +228,7 @@ func (b *Browser) Screenshot(name string) string {
 		b.t.Errorf("screenshot %s: %v", name, err)
 		return ""
 	}
-	p := filepath.Join(b.dir, name+".png")
+	p := filepath.Join(b.dir, b.prefix+name+".png")
 	if err := os.WriteFile(p, png, 0o644); err != nil {
 		b.t.Errorf("save screenshot: %v", err)
 	}
@@ -255,9 +303,6 @@ func (b *Browser) lastAnswer() lastAnswer {
 
 var sourceLink = regexp.MustCompile(`/docs/(?:[^/#?]+/)?[^/#?]+#[^/#?]+$`)
 
-// Run drives the scenarios with DefaultConfig.
-func Run(t *testing.T, baseURL, dir string) { RunConfig(t, baseURL, dir, DefaultConfig()) }
-
 // RunConfig drives the widget on baseURL's pages: (1) ask a question and
 // follow its source link to the anchor, (2) ask about a selected
 // paragraph, (3) get an off-topic question refused, (4) reload and see the
@@ -269,6 +314,10 @@ func RunConfig(t *testing.T, baseURL, dir string, cfg Config) {
 	}
 	baseURL = strings.TrimRight(baseURL, "/")
 	b := NewBrowser(t, dir)
+	if cfg.Viewport.Width > 0 {
+		b.SetViewport(cfg.Viewport)
+	}
+	b.prefix = cfg.Prefix
 	start := baseURL + cfg.StartPath
 
 	// (1) Ask a question, get an answer with a source link.
@@ -310,19 +359,7 @@ func RunConfig(t *testing.T, baseURL, dir string, cfg Config) {
 	}
 
 	// (2) Select a paragraph, "Ask about this", see the chip, ask.
-	para := `Array.from(document.querySelectorAll("article p")).find(p => p.textContent.trim().length > 80)`
-	if !Eval[bool](b, `!!(`+para+`)`) {
-		t.Fatalf("scenario 2: no paragraph of 80+ characters on %s", start)
-	}
-	b.Do(chromedp.Evaluate[chromedp.Void](withRoot(`(` + para + `).scrollIntoView({block: "center"})`)))
-	pt := Eval[[]float64](b, `(() => { const r = (`+para+`).getBoundingClientRect(); return [r.left + 3, r.top + 8]; })()`)
-	b.Do(chromedp.MouseClickXY(pt[0], pt[1], chromedp.ClickCount(3)))
-	if Eval[string](b, `String(document.getSelection()).trim()`) == "" {
-		// Triple-click did not select; select the paragraph the way a drag would.
-		b.Do(chromedp.Evaluate[chromedp.Void](withRoot(`(() => { const s = document.getSelection(); s.removeAllRanges(); const r = document.createRange(); r.selectNodeContents(` + para + `); s.addRange(r); document.dispatchEvent(new MouseEvent("mouseup", {bubbles: true})); })()`)))
-	}
-	selected := Eval[string](b, `String(document.getSelection()).trim()`)
-	b.WaitFor(`the "Ask about this" button`, `!R.querySelector(".ask-selection").hidden`)
+	selected := b.SelectParagraph()
 	b.Screenshot("04-ask-about-this")
 	b.ClickAt(`"Ask about this"`, `R.querySelector(".ask-selection")`)
 	b.WaitFor("the selection chip", `!R.querySelector(".panel").hidden && !R.querySelector(".chip").hidden`)
@@ -348,8 +385,8 @@ func RunConfig(t *testing.T, baseURL, dir string, cfg Config) {
 	if !r.Refusal {
 		t.Fatalf("scenario 3: %q was not shown as a refusal: %s", cfg.OffTopicQuestion, r.Text)
 	}
-	if !strings.Contains(strings.ToLower(r.Text), "not in the textbook") || len(r.Links) != 0 {
-		t.Errorf("scenario 3: refusal shows %q with links %v", r.Text, r.Links)
+	if want := RefusalLabels[r.Reason]; want == "" || !strings.Contains(strings.ToLower(r.Text), strings.ToLower(want)) || len(r.Links) != 0 {
+		t.Errorf("scenario 3: %s refusal shows %q with links %v, want it under %q", r.Reason, r.Text, r.Links, want)
 	}
 	if r.Background == a.Background || !strings.HasPrefix(r.Border, "dashed") {
 		t.Errorf("scenario 3: refusal is not styled apart from answers: background %s vs %s, border %s", r.Background, a.Background, r.Border)
@@ -391,12 +428,19 @@ func RunConfig(t *testing.T, baseURL, dir string, cfg Config) {
 		return chromedp.Void{}, err
 	})
 
-	// (1, end) The source link lands on a page that has its anchor.
-	b.Navigate(source)
+	// (1, end) The source link lands on its heading, the panel out of the
+	// way and the launcher offering the way back.
+	link := `Array.from(R.querySelectorAll(".msg.assistant .sources a")).find(a => a.href === ` + jsString(source) + `)`
+	b.Exec(link + `.scrollIntoView({block: "center"})`)
+	b.ClickAt("the source link", link)
+	b.WaitFor("the source's page", `location.href === `+jsString(source)+` && document.readyState === "complete" && R && R.querySelector(".launcher")`)
 	anchor := Eval[string](b, `(() => { const id = decodeURIComponent(location.hash.slice(1)); const e = document.getElementById(id); if (!e) return ""; const r = e.getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight ? id : "offscreen:" + id; })()`)
 	b.Screenshot("10-source-target")
 	if anchor == "" || strings.HasPrefix(anchor, "offscreen:") {
 		t.Errorf("scenario 1: the source link %s does not land on its anchor (%q)", source, anchor)
+	}
+	if !Eval[bool](b, `R.querySelector(".panel").hidden && R.querySelector(".launcher").classList.contains("is-back")`) {
+		t.Error("scenario 1: after the source link the panel should be collapsed, the launcher leading back")
 	}
 
 	// "New conversation" forgets the session.
@@ -408,6 +452,25 @@ func RunConfig(t *testing.T, baseURL, dir string, cfg Config) {
 		t.Errorf("JavaScript exceptions: %q", ex)
 	}
 	t.Logf("screenshots in %s", dir)
+}
+
+// SelectParagraph selects the first paragraph of 80+ characters on the page
+// as a reader would, waits for "Ask about this" and returns the selection.
+func (b *Browser) SelectParagraph() string {
+	b.t.Helper()
+	para := `Array.from(document.querySelectorAll("article p")).find(p => p.textContent.trim().length > 80)`
+	if !Eval[bool](b, `!!(`+para+`)`) {
+		b.t.Fatal("no paragraph of 80+ characters on the page")
+	}
+	b.Exec(`(` + para + `).scrollIntoView({block: "center"})`)
+	pt := Eval[[]float64](b, `(() => { const r = (`+para+`).getBoundingClientRect(); return [r.left + 3, r.top + 8]; })()`)
+	b.Do(chromedp.MouseClickXY(pt[0], pt[1], chromedp.ClickCount(3)))
+	if Eval[string](b, `String(document.getSelection()).trim()`) == "" {
+		// Triple-click did not select; select the paragraph the way a drag would.
+		b.Exec(`(() => { const s = document.getSelection(); s.removeAllRanges(); const r = document.createRange(); r.selectNodeContents(` + para + `); s.addRange(r); document.dispatchEvent(new MouseEvent("mouseup", {bubbles: true})); })()`)
+	}
+	b.WaitFor(`the "Ask about this" button`, `!R.querySelector(".ask-selection").hidden`)
+	return Eval[string](b, `String(document.getSelection()).trim()`)
 }
 
 func jsString(s string) string {

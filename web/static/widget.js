@@ -23,6 +23,9 @@
   var CSS = "__WIDGET_CSS__";
   var SESSION_KEY = "textbook-rag:session";
   var OPEN_KEY = "textbook-rag:open";
+  var BACK_KEY = "textbook-rag:back"; // set while the reader visits a source
+  var QUOTES_KEY = "textbook-rag:quotes:"; // + session id
+  var QUOTE_CHARS = 280;
   var MAX_SELECTED = 5000;
 
   var script = document.currentScript;
@@ -75,64 +78,173 @@
 
   // ---- rendering answers ---------------------------------------------------
 
-  // appendInline adds text with `code` and **bold** to parent.
-  function appendInline(parent, text) {
-    var re = /`([^`]+)`|\*\*([^*]+?)\*\*/g;
-    var last = 0, m;
-    while ((m = re.exec(text)) !== null) {
-      if (m.index > last) parent.appendChild(document.createTextNode(text.slice(last, m.index)));
-      if (m[1] !== undefined) parent.appendChild(el("code", { text: m[1] }));
-      else parent.appendChild(el("strong", { text: m[2] }));
-      last = re.lastIndex;
-    }
-    if (last < text.length) parent.appendChild(document.createTextNode(text.slice(last)));
+  // The answer renderer: a small Markdown subset (paragraphs, headings,
+  // lists, tables, code, quotes, rules, emphasis, links) turned into DOM
+  // nodes. Text only ever becomes text nodes, so anything else in an answer,
+  // HTML included, shows as the characters it is.
+
+  var INLINE = new RegExp([
+    "\\\\([\\\\`*_\\[\\]()#|>~-])",              // 1: backslash escape
+    "(`+)([\\s\\S]*?[^`])\\2(?!`)",                 // 2, 3: code span
+    "\\*\\*(?=\\S)((?:(?!\\*\\*)[\\s\\S])*?\\S)\\*\\*", // 4: strong
+    "(^|[^\\w])__(?=\\S)((?:(?!__)[\\s\\S])*?\\S)__(?!\\w)", // 5, 6: strong
+    "\\*(?=[^\\s*])([\\s\\S]*?[^\\s*])\\*",        // 7: emphasis
+    "(^|[^\\w])_(?=[^\\s_])([\\s\\S]*?[^\\s_])_(?!\\w)", // 8, 9: emphasis
+    "\\[([^\\]]+)\\]\\(\\s*((?:[^()\\s]|\\([^()\\s]*\\))+)(?:\\s+\"[^\"]*\")?\\s*\\)" // 10, 11: link
+  ].join("|"), "g");
+
+  // safeHref admits absolute web links only: a relative link in a quoted
+  // passage is relative to the book's source, not to this page.
+  function safeHref(href) {
+    try {
+      var u = new URL(href);
+      return u.protocol === "https:" || u.protocol === "http:" ? u.href : null;
+    } catch (e) { return null; }
   }
 
-  // renderRich turns Markdown-ish answer text into DOM nodes: ``` fences,
-  // "- " and "1. " lists, paragraphs and line breaks, inline code and bold.
+  function appendInline(parent, text) {
+    var re = new RegExp(INLINE.source, "g");
+    var last = 0, m;
+    function textUpTo(i) { if (i > last) parent.appendChild(document.createTextNode(text.slice(last, i))); }
+    while ((m = re.exec(text)) !== null) {
+      textUpTo(m.index);
+      if (m[1] !== undefined) parent.appendChild(document.createTextNode(m[1]));
+      else if (m[2] !== undefined) parent.appendChild(el("code", { text: m[3].replace(/^ (.*) $/, "$1") }));
+      else if (m[4] !== undefined) appendInline(parent.appendChild(el("strong")), m[4]);
+      else if (m[6] !== undefined) { parent.appendChild(document.createTextNode(m[5])); appendInline(parent.appendChild(el("strong")), m[6]); }
+      else if (m[7] !== undefined) appendInline(parent.appendChild(el("em")), m[7]);
+      else if (m[9] !== undefined) { parent.appendChild(document.createTextNode(m[8])); appendInline(parent.appendChild(el("em")), m[9]); }
+      else if (m[10] !== undefined) {
+        var href = safeHref(m[11]);
+        var target = href ? parent.appendChild(el("a", { href: href, target: "_blank", rel: "noopener noreferrer" })) : parent;
+        appendInline(target, m[10]);
+      }
+      last = re.lastIndex;
+    }
+    textUpTo(text.length);
+  }
+
+  var FENCE = /^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*).*$/;
+  var RULE = /^\s{0,3}([-*_])(?:\s*\1){2,}\s*$/;
+  var HEADING = /^\s{0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$/;
+  var QUOTE = /^\s{0,3}>\s?(.*)$/;
+  var ITEM = /^(\s*)(?:([-*+\u2022])|(\d{1,9})[.)])\s+(.*)$/;
+  var DELIMITER = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+
+  // splitRow cuts a table row into cells at pipes that are neither escaped
+  // nor inside a code span.
+  function splitRow(line) {
+    var s = line.trim();
+    if (s.charAt(0) === "|") s = s.slice(1);
+    if (s.charAt(s.length - 1) === "|" && s.charAt(s.length - 2) !== "\\") s = s.slice(0, -1);
+    var cells = [], cur = "", code = false;
+    for (var i = 0; i < s.length; i++) {
+      var c = s.charAt(i);
+      if (c === "\\" && s.charAt(i + 1) === "|") { cur += "|"; i++; continue; }
+      if (c === "`") code = !code;
+      if (c === "|" && !code) { cells.push(cur.trim()); cur = ""; continue; }
+      cur += c;
+    }
+    cells.push(cur.trim());
+    return cells;
+  }
+
+  function isTableStart(lines, i) {
+    return lines[i].indexOf("|") >= 0 && i + 1 < lines.length && DELIMITER.test(lines[i + 1]) &&
+      lines[i + 1].indexOf("-") >= 0 && (lines[i + 1].indexOf("|") >= 0 || splitRow(lines[i]).length === 1);
+  }
+
+  function renderTable(lines, i) {
+    var head = splitRow(lines[i]);
+    var align = splitRow(lines[i + 1]).map(function (d) {
+      var l = d.charAt(0) === ":", r = d.charAt(d.length - 1) === ":";
+      return l && r ? "center" : r ? "right" : l ? "left" : "";
+    });
+    function row(cells, tag) {
+      var tr = el("tr");
+      for (var c = 0; c < head.length; c++) {
+        var cell = el(tag, align[c] ? { class: "align-" + align[c] } : null);
+        appendInline(cell, cells[c] || "");
+        tr.appendChild(cell);
+      }
+      return tr;
+    }
+    var tbody = el("tbody");
+    for (i += 2; i < lines.length && lines[i].trim() && lines[i].indexOf("|") >= 0; i++) tbody.appendChild(row(splitRow(lines[i]), "td"));
+    var table = el("table", null, [el("thead", null, [row(head, "th")])]);
+    if (tbody.children.length) table.appendChild(tbody);
+    return { node: el("div", { class: "table" }, [table]), next: i };
+  }
+
+  // renderRich turns an answer's Markdown into a DocumentFragment.
   function renderRich(text) {
     var frag = document.createDocumentFragment();
     var lines = String(text || "").replace(/\r\n?/g, "\n").split("\n");
-    var para = null, list = null;
+    var para = null;
+    var lists = []; // open lists, outermost first: {indent, node, kind}
+    function endBlocks() { para = null; lists = []; }
     for (var i = 0; i < lines.length; i++) {
-      var line = lines[i];
-      var fence = /^\s*(`{3,}|~{3,})\s*([\w+#.-]*)\s*$/.exec(line);
-      if (fence) {
-        var code = [];
-        for (i++; i < lines.length && lines[i].trim() !== fence[1]; i++) code.push(lines[i]);
+      var line = lines[i], m;
+      if ((m = FENCE.exec(line))) {
+        var code = [], close = new RegExp("^\\s*" + m[1].charAt(0) + "{" + m[1].length + ",}\\s*$");
+        for (i++; i < lines.length && !close.test(lines[i]); i++) code.push(lines[i]);
         var c = el("code", { text: code.join("\n") });
-        if (fence[2]) c.setAttribute("data-lang", fence[2]);
-        frag.appendChild(el("pre", null, [c]));
-        para = list = null;
+        if (m[2]) c.setAttribute("data-lang", m[2]);
+        var pre = el("pre", null, [c]);
+        if (lists.length) lists[lists.length - 1].node.lastChild.appendChild(pre); else { frag.appendChild(pre); endBlocks(); }
+        para = null;
         continue;
       }
-      var ul = /^\s*[-*•]\s+(.*)$/.exec(line);
-      var ol = /^\s*(\d+)[.)]\s+(.*)$/.exec(line);
-      if (ul || ol) {
-        var kind = ul ? "ul" : "ol";
-        if (!list || list.tagName.toLowerCase() !== kind) {
-          list = el(kind);
-          if (ol && ol[1] !== "1") list.setAttribute("start", ol[1]);
-          frag.appendChild(list);
+      if (!line.trim()) { para = null; if (i + 1 < lines.length && !/^\s+\S/.test(lines[i + 1])) lists = []; continue; }
+      if (RULE.test(line)) { endBlocks(); frag.appendChild(el("hr")); continue; }
+      if (isTableStart(lines, i)) {
+        endBlocks();
+        var t = renderTable(lines, i);
+        frag.appendChild(t.node);
+        i = t.next - 1;
+        continue;
+      }
+      if ((m = HEADING.exec(line))) {
+        endBlocks();
+        var h = el("p", { class: "h" });
+        appendInline(h, m[1]);
+        frag.appendChild(h);
+        continue;
+      }
+      if ((m = QUOTE.exec(line))) {
+        endBlocks();
+        var quoted = [m[1]];
+        while (i + 1 < lines.length && (m = QUOTE.exec(lines[i + 1]))) { quoted.push(m[1]); i++; }
+        frag.appendChild(el("blockquote", null, [renderRich(quoted.join("\n"))]));
+        continue;
+      }
+      if ((m = ITEM.exec(line))) {
+        var indent = m[1].replace(/\t/g, "    ").length, kind = m[2] ? "ul" : "ol";
+        while (lists.length && lists[lists.length - 1].indent > indent) lists.pop();
+        var top = lists[lists.length - 1];
+        if (!top || top.indent < indent || top.kind !== kind) {
+          if (top && top.indent === indent) lists.pop();
+          var list = el(kind);
+          if (kind === "ol" && m[3] !== "1") list.setAttribute("start", String(parseInt(m[3], 10)));
+          var parent = lists.length ? lists[lists.length - 1].node.lastChild : frag;
+          (parent || frag).appendChild(list);
+          lists.push(top = { indent: indent, node: list, kind: kind });
         }
         var li = el("li");
-        appendInline(li, ul ? ul[1] : ol[2]);
-        list.appendChild(li);
+        appendInline(li, m[4]);
+        top.node.appendChild(li);
         para = null;
         continue;
       }
-      if (!line.trim()) { para = list = null; continue; }
-      list = null;
-      var h = /^#{1,6}\s+(.*)$/.exec(line);
-      if (h) {
-        para = null;
-        var p = el("p", { class: "h" });
-        appendInline(p, h[1]);
-        frag.appendChild(p);
+      if (lists.length && /^\s+\S/.test(line)) { // an item's continuation line
+        var item = lists[lists.length - 1].node.lastChild;
+        item.appendChild(document.createTextNode(" "));
+        appendInline(item, line.trim());
         continue;
       }
+      lists = [];
       if (!para) { para = el("p"); frag.appendChild(para); } else { para.appendChild(el("br")); }
-      appendInline(para, line);
+      appendInline(para, line.trim());
     }
     return frag;
   }
@@ -160,24 +272,46 @@
     var ul = el("ul");
     list.forEach(function (s) {
       var a = el("a", { href: sourceHref(s), class: "source", text: s.section_heading || s.chapter_id });
-      if (external) { a.target = "_blank"; a.rel = "noopener"; }
+      if (external) { a.target = "_blank"; a.rel = "noopener"; } else a.addEventListener("click", visitSource);
       ul.appendChild(el("li", null, [a]));
     });
     box.appendChild(el("p", { class: "sources-label", text: "Sources" }));
     box.appendChild(ul);
   }
 
+  // visitSource gets the tutor out of the way of the section a source link
+  // leads to: the panel collapses, and the launcher offers the way back.
+  function visitSource(e) {
+    if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    save("sessionStorage", BACK_KEY, String(log.scrollTop));
+    close(false);
+    setBack(true);
+  }
+
+  // REFUSALS says, per refusal reason, what the refusal means for the
+  // reader and what to do next. action names a button: "reask" asks the
+  // same question of the whole book, "edit" puts it back into the box.
+  var REFUSALS = {
+    empty_retrieval: { label: "Not in the textbook", next: "Ask about something the course covers." },
+    insufficient_context: { label: "Not enough in the textbook to be sure", next: "A more specific question may find it.", action: "edit", button: "Edit the question" },
+    out_of_scope: { label: "Outside this course", next: "Ask about one of the course's topics." },
+    selected_text_insufficient: { label: "Not in your selection", next: "Ask without it?", action: "reask", button: "Ask the whole textbook" }
+  };
+  var OTHER_REFUSAL = { label: "No answer from the textbook", next: "" };
+
   // ---- the widget ------------------------------------------------------------
 
   var host = el("div", { id: "textbook-rag-widget" });
-  host.style.cssText = "all: initial;";
+  host.style.cssText = "all: initial; display: block;";
   var root = host.attachShadow({ mode: "open" });
   root.appendChild(el("style", { text: CSS }));
 
+  var launcherIcon = el("span", { class: "launcher-icon", "aria-hidden": "true", text: "?" });
+  var launcherText = el("span", { class: "launcher-text", text: "Ask the tutor" });
   var launcher = el("button", {
     type: "button", class: "launcher", "aria-label": "Ask the textbook tutor (Alt+/)",
     title: "Ask the textbook tutor (Alt+/)", "aria-expanded": "false", "aria-controls": "trag-panel"
-  }, [el("span", { class: "launcher-icon", "aria-hidden": "true", text: "?" }), el("span", { class: "launcher-text", text: "Ask the tutor" })]);
+  }, [launcherIcon, launcherText]);
 
   var askSel = el("button", { type: "button", class: "ask-selection", hidden: true, "aria-label": "Ask the tutor about the selected text" },
     [el("span", { "aria-hidden": "true", text: "\u275D " }), "Ask about this"]);
@@ -208,7 +342,9 @@
     ]),
     log, announce, form
   ]);
-  root.appendChild(el("div", { class: "wrap" }, [askSel, panel, launcher]));
+  // On a phone the launcher is a bar under the page; the spacer lets the
+  // page's last lines scroll clear of it.
+  root.appendChild(el("div", { class: "wrap" }, [askSel, panel, launcher, el("div", { class: "spacer", "aria-hidden": "true" })]));
 
   var state = {
     open: false,
@@ -239,11 +375,16 @@
 
   function addUser(text, attached) {
     clearEmpty();
-    var m = el("div", { class: "msg user" });
-    if (attached) m.appendChild(el("blockquote", { class: "quote", text: excerpt(attached.text, 280) }));
-    m.appendChild(el("p", { class: "text", text: text }));
+    var m = userMessage(text, attached && excerpt(attached.text, QUOTE_CHARS));
     log.appendChild(m);
     scrollDown(true);
+    return m;
+  }
+
+  function userMessage(text, quote) {
+    var m = el("div", { class: "msg user" });
+    if (quote) m.appendChild(el("blockquote", { class: "quote", text: quote }));
+    m.appendChild(el("p", { class: "text", text: text }));
     return m;
   }
 
@@ -257,9 +398,16 @@
     return { el: m, body: body, sources: sources, text: "" };
   }
 
+  // setPending shows that an answer is on its way until its first words
+  // arrive; an LLM may take seconds.
   function setPending(a, on) {
     a.el.classList.toggle("pending", on);
-    if (on) a.body.replaceChildren(el("span", { class: "typing", "aria-label": "The tutor is answering" }, [el("i"), el("i"), el("i")]));
+    if (on) {
+      a.body.replaceChildren(el("p", { class: "typing", role: "status" }, [
+        el("span", { class: "dots", "aria-hidden": "true" }, [el("i"), el("i"), el("i")]),
+        el("span", { class: "typing-text", text: "Looking in the textbook\u2026" })
+      ]));
+    }
   }
 
   // keepBottom runs fn and, if the log was scrolled to its end, keeps it
@@ -278,19 +426,48 @@
     });
   }
 
-  function showRefusal(a, text, reason) {
-    keepBottom(function () { refusal(a, text, reason); });
+  function refusalInfo(reason) {
+    return Object.prototype.hasOwnProperty.call(REFUSALS, reason) ? REFUSALS[reason] : OTHER_REFUSAL;
   }
 
-  function refusal(a, text, reason) {
-    a.el.classList.remove("pending");
-    a.el.classList.add("refusal");
-    if (reason) a.el.setAttribute("data-reason", reason);
-    a.body.replaceChildren(
-      el("p", { class: "refusal-label" }, [el("span", { class: "icon", "aria-hidden": "true", text: "\u2298" }), "Not in the textbook"]),
-      renderRich(text)
-    );
-    a.sources.hidden = true;
+  // showRefusal shows a refusal under its reason's label, with the next
+  // step; question is the question it refused.
+  function showRefusal(a, text, reason, question) {
+    keepBottom(function () {
+      var info = refusalInfo(reason);
+      a.el.classList.remove("pending");
+      a.el.classList.add("refusal");
+      if (reason) a.el.setAttribute("data-reason", reason);
+      var next = null;
+      if (info.next) {
+        next = el("p", { class: "refusal-next" }, [el("span", { text: info.next })]);
+        if (info.action && question) {
+          next.appendChild(el("button", {
+            type: "button", class: "refusal-action", "data-action": info.action, text: info.button,
+            onclick: function () { refusalAction(info.action, question); }
+          }));
+        }
+      }
+      a.body.replaceChildren(
+        el("p", { class: "refusal-label" }, [el("span", { class: "icon", "aria-hidden": "true", text: "\u2298" }), el("span", { class: "label-text", text: info.label })]),
+        renderRich(text),
+        next
+      );
+      a.sources.hidden = true;
+    });
+  }
+
+  function refusalAction(action, question) {
+    if (action === "reask") {
+      if (state.busy) return;
+      open();
+      ask(question, null, question);
+      return;
+    }
+    open();
+    input.value = question;
+    input.focus();
+    input.setSelectionRange(question.length, question.length);
   }
 
   function addNote(text, kind) {
@@ -315,14 +492,29 @@
 
   function open() {
     if (state.open) { input.focus(); return; }
+    var back = load("sessionStorage", BACK_KEY);
+    setBack(false);
     state.open = true;
     panel.hidden = false;
     launcher.setAttribute("aria-expanded", "true");
     launcher.classList.add("is-open");
     save("sessionStorage", OPEN_KEY, "1");
+    state.returnTo = back != null && /^\d+$/.test(back) ? parseInt(back, 10) : null;
     loadHistory();
-    input.focus();
-    scrollDown(true);
+    input.focus({ preventScroll: true });
+    if (state.returnTo != null) log.scrollTop = state.returnTo; else scrollDown(true);
+  }
+
+  // setBack turns the launcher into the way back to the conversation while
+  // the reader looks at a source.
+  function setBack(on) {
+    launcher.classList.toggle("is-back", on);
+    launcherText.textContent = on ? "Back to chat" : "Ask the tutor";
+    launcherIcon.textContent = on ? "\u21A9" : "?";
+    var label = on ? "Back to the conversation with the tutor (Alt+/)" : "Ask the textbook tutor (Alt+/)";
+    launcher.setAttribute("aria-label", label);
+    launcher.setAttribute("title", label);
+    if (!on) save("sessionStorage", BACK_KEY, null);
   }
 
   function close(returnFocus) {
@@ -359,6 +551,7 @@
 
   function newConversation() {
     if (state.controller) state.controller.abort();
+    if (state.session) save("localStorage", QUOTES_KEY + state.session, null);
     state.session = null;
     save("localStorage", SESSION_KEY, null);
     state.historyLoaded = true;
@@ -389,23 +582,49 @@
         var frag = document.createDocumentFragment();
         var before = log.firstChild;
         clearEmpty();
+        var quotes = loadQuotes(id), asked = -1, question = "";
         data.messages.forEach(function (m) {
           if (m.role === "user") {
-            frag.appendChild(el("div", { class: "msg user" }, [el("p", { class: "text", text: m.content || "" })]));
+            asked++;
+            question = m.content || "";
+            frag.appendChild(userMessage(question, quoteFor(quotes, asked, question)));
             return;
           }
           var a = addAssistant();
-          if (m.was_refusal) showRefusal(a, m.content, m.refusal_reason);
+          if (m.was_refusal) showRefusal(a, m.content, m.refusal_reason, question);
           else showAnswer(a, m.content, m.sources);
           frag.appendChild(a.el);
         });
         log.insertBefore(frag, before && before.parentNode === log ? before : null);
-        scrollDown(true);
+        if (state.returnTo != null) log.scrollTop = state.returnTo; else scrollDown(true);
+        state.returnTo = null;
       })
       .catch(function () {
         loading.remove();
         addNote("Your earlier conversation could not be loaded. New questions still work.", "error");
       });
+  }
+
+  // The server keeps a question but not the selection it was about, so the
+  // widget keeps each question's quote in localStorage, per session, by the
+  // question's position in the session and its text.
+  function loadQuotes(session) {
+    try { return JSON.parse(load("localStorage", QUOTES_KEY + session) || "[]") || []; } catch (e) { return []; }
+  }
+
+  function quoteFor(quotes, n, question) {
+    for (var i = 0; i < quotes.length; i++) {
+      if (quotes[i] && quotes[i].n === n && quotes[i].q === question) return String(quotes[i].t || "");
+    }
+    return "";
+  }
+
+  function rememberQuote(session, userMsg, question, quote) {
+    var n = Array.prototype.indexOf.call(log.querySelectorAll(".msg.user"), userMsg);
+    if (!session || n < 0) return;
+    var quotes = loadQuotes(session).filter(function (x) { return x && x.n !== n; });
+    quotes.push({ n: n, q: question, t: quote });
+    save("localStorage", QUOTES_KEY + session, JSON.stringify(quotes.slice(-100)));
   }
 
   // ---- asking -----------------------------------------------------------------------
@@ -435,12 +654,19 @@
     if (!question) { input.focus(); return; }
     var typed = input.value;
     var attached = state.attached;
+    input.value = "";
+    detach();
+    ask(question, attached, typed);
+  }
+
+  // ask sends a question (with attached, the selection it is about) and
+  // shows the answer as it streams; typed is what goes back into the box
+  // when asking fails.
+  function ask(question, attached, typed) {
     var req = { question: question };
     if (attached) req.selected_text = attached.text;
     if (state.session) req.session_id = state.session;
 
-    input.value = "";
-    detach();
     var userMsg = addUser(question, attached);
     var a = addAssistant();
     setPending(a, true);
@@ -487,9 +713,10 @@
         } else if (event === "done" && d) {
           got.done = true;
           if (d.session_id) { state.session = d.session_id; state.historyLoaded = true; save("localStorage", SESSION_KEY, d.session_id); }
+          if (attached) rememberQuote(state.session, userMsg, question, excerpt(attached.text, QUOTE_CHARS));
           if (d.was_refusal) {
-            showRefusal(a, d.answer, d.refusal_reason);
-            say("Not in the textbook. " + (d.answer || ""));
+            showRefusal(a, d.answer, d.refusal_reason, question);
+            say(refusalInfo(d.refusal_reason).label + ". " + (d.answer || ""));
           } else {
             showAnswer(a, d.answer || got.text, d.sources && d.sources.length ? d.sources : got.sources);
             say("Answer: " + (d.answer || got.text));
@@ -690,7 +917,8 @@
 
   function mount() {
     document.body.appendChild(host);
-    if (load("sessionStorage", OPEN_KEY)) open();
+    if (load("sessionStorage", BACK_KEY) != null) setBack(true);
+    else if (load("sessionStorage", OPEN_KEY)) open();
   }
   if (document.body) mount(); else document.addEventListener("DOMContentLoaded", mount);
 
