@@ -15,7 +15,12 @@ type Chunk struct {
 	// ChapterPath is the chapter file's path under the book root without
 	// its extension ("module-2/chapter-2-topics-pubsub"); it is what the
 	// evaluation's gold_chapter names and what a page link is built from.
-	ChapterPath  string `json:"chapter_path"`
+	ChapterPath string `json:"chapter_path"`
+	// PagePath is the chapter page's path under the book site's docs URL
+	// ("module-2/chapter-2-topics-pubsub"; on a Docusaurus site number
+	// prefixes are dropped and a front-matter slug wins). It is what a
+	// source links to.
+	PagePath     string `json:"page_path"`
 	ModuleTitle  string `json:"module_title"`
 	ChapterTitle string `json:"chapter_title"`
 
@@ -48,6 +53,10 @@ type Source struct {
 	SectionHeading string  `json:"section_heading"`
 	Anchor         string  `json:"anchor"`
 	Score          float64 `json:"score"`
+	// Path is the chapter page's path under the book's docs URL, beside
+	// the spec's fields: a link to the passage is
+	// <docs URL>/<path>#<anchor>, at whatever depth the chapter lies.
+	Path string `json:"path"`
 }
 
 // Module is a top-level folder of the book. The out-of-scope refusal lists

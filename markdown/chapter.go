@@ -43,31 +43,16 @@ type section struct {
 }
 
 type chapter struct {
-	file     *chapterFile
+	file     *Chapter
 	title    string
-	id       string
 	sections []section
 }
 
 // parseChapter reads a page into sections: the text before the first
 // `##` is a section named after the chapter, every `##` starts one.
-func parseChapter(f *chapterFile) *chapter {
-	ch := &chapter{file: f, id: f.fm["id"], title: f.fm["title"]}
-	if ch.id == "" {
-		ch.id = stem(f.path)
-	}
-	blocks := parseBlocks(f.body)
-	if ch.title == "" {
-		for _, b := range blocks {
-			if b.kind == kindHeading && b.level == 1 {
-				ch.title = b.title
-				break
-			}
-		}
-	}
-	if ch.title == "" {
-		ch.title = stem(f.path)
-	}
+func parseChapter(f *Chapter) *chapter {
+	ch := &chapter{file: f, title: f.Title}
+	blocks := f.blocks
 	slugs := Slugger{}
 	anchor := func(b block) string {
 		if b.custom != "" {
@@ -199,14 +184,15 @@ func (ch *chapter) chunks(moduleTitle string, o Options) []rag.Chunk {
 		text += body
 		key := p.sec.heading.Text
 		c := rag.Chunk{
-			ID:             uuid.NewSHA1(idSpace, []byte(ch.file.pathNoExt()+"\x00"+key+"\x00"+strconv.Itoa(perSection[key]))).String(),
+			ID:             uuid.NewSHA1(idSpace, []byte(ch.file.Path+"\x00"+key+"\x00"+strconv.Itoa(perSection[key]))).String(),
 			Text:           text,
-			ModuleID:       ch.file.module,
-			ChapterID:      ch.id,
+			ModuleID:       ch.file.ModuleID,
+			ChapterID:      ch.file.ID,
+			PagePath:       ch.file.Route,
 			SectionHeading: p.sec.heading.Text,
 			ChunkIndex:     len(out),
 			Anchor:         p.sec.heading.Anchor,
-			ChapterPath:    ch.file.pathNoExt(),
+			ChapterPath:    ch.file.Path,
 			ModuleTitle:    moduleTitle,
 			ChapterTitle:   ch.title,
 			Headings:       dedupe(headings),
@@ -216,10 +202,6 @@ func (ch *chapter) chunks(moduleTitle string, o Options) []rag.Chunk {
 		prevTail, prevTailHeading = tail(p, o.OverlapTokens)
 	}
 	return out
-}
-
-func (f *chapterFile) pathNoExt() string {
-	return strings.TrimSuffix(strings.TrimSuffix(f.path, ".mdx"), ".md")
 }
 
 func sameHeading(a, b *rag.Heading) bool {

@@ -8,26 +8,22 @@ package markdown
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"path"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/textbook-rag/rag"
 )
 
 // Version names the chunker's output format. Change it whenever the same
 // book would be cut differently, so existing indexes are rebuilt.
-const Version = "5"
+const Version = "6"
 
 // Options are the chunker's sizes, in cl100k tokens.
 type Options struct {
@@ -79,15 +75,6 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// chapterFile is one page of the book.
-type chapterFile struct {
-	path     string // relative, with extension
-	module   string // top-level folder, "" at the root
-	fm       frontMatter
-	body     []byte
-	position float64
-}
-
 func isPage(name string) bool {
 	return strings.HasSuffix(name, ".md") || strings.HasSuffix(name, ".mdx")
 }
@@ -95,91 +82,31 @@ func isPage(name string) bool {
 func hidden(name string) bool { return strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".") }
 
 // Load reads the whole book and returns what it learned and its chunks in
-// book order (modules, then chapters by sidebar position and name). It
+// book order (the chapters at the root, then the modules' chapters). It
 // stops with ctx's error when ctx is done.
 func Load(ctx context.Context, fsys fs.FS, opts Options) (rag.Book, []rag.Chunk, error) {
 	opts = opts.withDefaults()
-	pages, categories, err := walkBook(ctx, fsys, opts)
+	t, err := ReadTree(ctx, fsys, opts)
 	if err != nil {
 		return rag.Book{}, nil, err
 	}
-	if len(pages) == 0 {
-		return rag.Book{}, nil, errors.New("the book has no .md or .mdx chapters")
-	}
-	sort.Strings(pages)
-
-	hash := sha256.New()
-	var files []*chapterFile
-	for _, p := range pages {
-		if err := ctx.Err(); err != nil {
-			return rag.Book{}, nil, err
-		}
-		b, err := readFile(fsys, p, opts.MaxFileBytes)
-		if errors.Is(err, errSkipped) {
-			opts.warn(p, err)
-			continue
-		}
-		if err != nil {
-			return rag.Book{}, nil, err
-		}
-		if !utf8.Valid(b) {
-			return rag.Book{}, nil, fmt.Errorf("read %s: not valid UTF-8", p)
-		}
-		fmt.Fprintf(hash, "%s\x00%d\x00", p, len(b))
-		hash.Write(b)
-		fm, body := splitFrontMatter(cleanText(b))
-		f := &chapterFile{path: p, fm: fm, body: StripMDX(body), position: 1e9}
-		if i := strings.IndexByte(p, '/'); i >= 0 {
-			f.module = p[:i]
-		}
-		if v, err := strconv.ParseFloat(fm["sidebar_position"], 64); err == nil {
-			f.position = v
-		}
-		files = append(files, f)
-	}
-	if len(files) == 0 {
-		return rag.Book{}, nil, errors.New("the book has no readable .md or .mdx chapters")
-	}
-	modules, order, err := readModules(fsys, files, categories, hash, opts.MaxFileBytes)
-	if err != nil {
-		return rag.Book{}, nil, err
-	}
-	sort.SliceStable(files, func(i, j int) bool {
-		a, b := files[i], files[j]
-		if order[a.module] != order[b.module] {
-			return order[a.module] < order[b.module]
-		}
-		if ai, bi := isIndex(a), isIndex(b); ai != bi {
-			return ai
-		}
-		if a.position != b.position {
-			return a.position < b.position
-		}
-		return a.path < b.path
-	})
-
-	book := rag.Book{Title: "Textbook", Modules: modules, Hash: hex.EncodeToString(hash.Sum(nil))}
-	for _, f := range files {
-		if f.module == "" && (isIndex(f) || stem(f.path) == "intro") {
-			book.Title = parseChapter(f).title
-			break
-		}
-	}
+	book := rag.Book{Title: t.Title, Hash: t.Hash}
 	// Chapters at the book's root belong to no module; their chunks name
 	// the book instead.
-	moduleTitle := map[string]string{"": book.Title}
-	for _, m := range modules {
+	moduleTitle := map[string]string{"": t.Title}
+	for _, m := range t.Modules {
+		book.Modules = append(book.Modules, rag.Module{ID: m.ID, Title: m.Title})
 		moduleTitle[m.ID] = m.Title
 	}
 	var chunks []rag.Chunk
-	for i, f := range files {
+	for i, c := range t.Chapters {
 		if err := ctx.Err(); err != nil {
 			return rag.Book{}, nil, err
 		}
-		ch := parseChapter(f)
-		chunks = append(chunks, ch.chunks(moduleTitle[f.module], opts)...)
+		ch := parseChapter(c)
+		chunks = append(chunks, ch.chunks(moduleTitle[c.ModuleID], opts)...)
 		if opts.Progress != nil {
-			opts.Progress(i+1, len(files), f.path)
+			opts.Progress(i+1, len(t.Chapters), c.File)
 		}
 	}
 	return book, chunks, nil
@@ -323,82 +250,9 @@ func cleanText(b []byte) []byte {
 	return out
 }
 
-func isIndex(f *chapterFile) bool {
-	s := stem(f.path)
-	return s == "index" || s == "README"
-}
-
 func stem(p string) string {
 	b := path.Base(p)
 	return strings.TrimSuffix(strings.TrimSuffix(b, ".mdx"), ".md")
-}
-
-// readModules names the top-level folders: the _category_.json label, else
-// the folder's index page title, else the folder name; ordered by the
-// category's position, then name.
-func readModules(fsys fs.FS, files []*chapterFile, categories map[string]string, hash io.Writer, limit int64) ([]rag.Module, map[string]float64, error) {
-	type mod struct {
-		rag.Module
-		pos float64
-	}
-	seen := map[string]*mod{}
-	var list []*mod
-	for _, f := range files {
-		if f.module == "" || seen[f.module] != nil {
-			continue
-		}
-		m := &mod{Module: rag.Module{ID: f.module, Title: f.module}, pos: 1e9}
-		seen[f.module] = m
-		list = append(list, m)
-	}
-	for _, f := range files {
-		m := seen[f.module]
-		if m == nil || path.Dir(f.path) != f.module {
-			continue
-		}
-		if s := stem(f.path); s == "index" || s == "README" {
-			if t := parseChapter(f).title; t != "" {
-				m.Title = t
-			}
-			if m.pos == 1e9 {
-				m.pos = f.position
-			}
-		}
-	}
-	for _, m := range list {
-		p, ok := categories[m.ID]
-		if !ok {
-			continue
-		}
-		b, err := readFile(fsys, p, limit)
-		if err != nil {
-			return nil, nil, fmt.Errorf("read %s: %w", p, err)
-		}
-		hash.Write(b)
-		cat, err := parseCategory(b)
-		if err != nil {
-			return nil, nil, fmt.Errorf("read %s: %w", p, err)
-		}
-		if cat.Label != "" {
-			m.Title = cat.Label
-		}
-		if cat.Position != nil {
-			m.pos = *cat.Position
-		}
-	}
-	sort.SliceStable(list, func(i, j int) bool {
-		if list[i].pos != list[j].pos {
-			return list[i].pos < list[j].pos
-		}
-		return list[i].ID < list[j].ID
-	})
-	order := map[string]float64{"": -1}
-	var out []rag.Module
-	for i, m := range list {
-		order[m.ID] = float64(i)
-		out = append(out, m.Module)
-	}
-	return out, order, nil
 }
 
 // category is what a folder's _category_.json says about it.

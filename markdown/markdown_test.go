@@ -111,9 +111,9 @@ func TestLoadBook(t *testing.T) {
 		path, moduleID, chapterID, chapterTitle string
 	}{
 		{"intro", "", "welcome", "Robots 101"},
-		{"basics/index", "basics", "index", "Basics Overview"},
-		{"basics/sensors", "basics", "sensors", "Sensors"},
-		{"motion/actuators", "motion", "actuators", "Actuators"},
+		{"basics/index", "basics", "basics/index", "Basics Overview"},
+		{"basics/sensors", "basics", "basics/sensors", "Sensors"},
+		{"motion/actuators", "motion", "motion/actuators", "Actuators"},
 	}
 	for _, tt := range tests {
 		cs := byPath[tt.path]

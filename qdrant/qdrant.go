@@ -226,6 +226,7 @@ func payload(c rag.Chunk) map[string]*qdrant.Value {
 		"chunk_index":     int64(c.ChunkIndex),
 		"anchor":          c.Anchor,
 		"chapter_path":    c.ChapterPath,
+		"page_path":       c.PagePath,
 		"module_title":    c.ModuleTitle,
 		"chapter_title":   c.ChapterTitle,
 		"headings":        string(headings),
@@ -237,7 +238,7 @@ func chunkOf(id string, p map[string]*qdrant.Value) rag.Chunk {
 	c := rag.Chunk{
 		ID: id, Text: str("text"), ModuleID: str("module_id"), ChapterID: str("chapter_id"),
 		SectionHeading: str("section_heading"), ChunkIndex: int(p["chunk_index"].GetIntegerValue()),
-		Anchor: str("anchor"), ChapterPath: str("chapter_path"), ModuleTitle: str("module_title"), ChapterTitle: str("chapter_title"),
+		Anchor: str("anchor"), ChapterPath: str("chapter_path"), PagePath: str("page_path"), ModuleTitle: str("module_title"), ChapterTitle: str("chapter_title"),
 	}
 	_ = json.Unmarshal([]byte(str("headings")), &c.Headings)
 	return c

@@ -218,6 +218,7 @@ func SourcesOf(evidence []rag.Passage) []rag.Source {
 			SectionHeading: heading,
 			Anchor:         anchor,
 			Score:          p.Chunk.Score,
+			Path:           p.Chunk.PagePath,
 		})
 	}
 	return sources

@@ -130,7 +130,7 @@ func (s *standIn) stream(w http.ResponseWriter, r *http.Request) {
 		event("sources", resp.Sources)
 		event("delta", map[string]string{"text": resp.Answer})
 	default:
-		src := rag.Source{ChunkID: "c1", ModuleID: "module-1", ChapterID: "chapter-2-topics", SectionHeading: "Publishers & Subscribers", Anchor: "publishers--subscribers", Score: 0.83}
+		src := rag.Source{ChunkID: "c1", ModuleID: "module-1", ChapterID: "module-1/chapter-2-topics", SectionHeading: "Publishers & Subscribers", Anchor: "publishers--subscribers", Score: 0.83, Path: "module-1/chapter-2-topics"}
 		answer := "A **publisher** sends messages on a named topic; subscribers receive them.\n\n- It publishes at its own pace\n- It does not know who listens\n\nFor example `node.create_publisher(...)`:\n```python\npub.publish(msg)\n```"
 		if req.SelectedText != "" {
 			answer = fmt.Sprintf("About the passage you selected (%d characters): it says a publisher does not need to know its subscribers.", len([]rune(req.SelectedText)))

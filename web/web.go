@@ -9,7 +9,7 @@
 //
 // data-api is the origin of the chat API ("" = the page's own origin);
 // data-book-url is where source links point, as
-// data-book-url/<module>/<chapter>#<anchor>.
+// data-book-url/<path>#<anchor>, path being the source's page path.
 package web
 
 import (

@@ -66,11 +66,7 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if len(resp.Sources) > 0 {
 		fmt.Fprintln(stdout, "\nSources:")
 		for _, s := range resp.Sources {
-			path := s.ChapterID
-			if s.ModuleID != "" {
-				path = s.ModuleID + "/" + s.ChapterID
-			}
-			fmt.Fprintf(stdout, "  - %s#%s  %s (score %.2f)\n", path, s.Anchor, s.SectionHeading, s.Score)
+			fmt.Fprintf(stdout, "  - %s#%s  %s (score %.2f)\n", s.Path, s.Anchor, s.SectionHeading, s.Score)
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,5 +39,26 @@ func TestIngestWarnsOfSkippedFiles(t *testing.T) {
 	code := run(t.Context(), []string{"ingest", "--docs", docs, "--data", filepath.Join(t.TempDir(), "data")}, &stdout, &stderr)
 	if code != 0 || !strings.Contains(stderr.String(), "warning: host.md: skipped: a symbolic link") {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// The out-of-scope refusal lists the real modules of a book that keeps
+// them one folder deeper (the second shared book).
+func TestScopeListsNestedModules(t *testing.T) {
+	docs := filepath.Join(filepath.Dir(sharedCorpus), "humanoid-robotics-textbook")
+	if _, err := os.Stat(docs); err != nil {
+		t.Skipf("second shared book not present (%v): skipping", err)
+	}
+	cfg := DefaultConfig()
+	cfg.Docs, cfg.Data = docs, filepath.Join(t.TempDir(), "data")
+	a, err := openApp(t.Context(), cfg, io.Discard, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	got := strings.Join(a.Tutor.Modules, " | ")
+	want := "Module 1: The Robotic Nervous System (ROS 2) | Module 2: Sensors and Perception for Humanoid Robots | Module 3: The AI-Robot Brain (NVIDIA Isaac™) | Module 4: Vision-Language-Action (VLA)"
+	if got != want {
+		t.Errorf("scope %q, want %q", got, want)
 	}
 }

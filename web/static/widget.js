@@ -249,10 +249,16 @@
     return frag;
   }
 
+  // A source's path is its page's path under the book URL, at any depth;
+  // a server without it gave module_id/chapter_id.
   function sourceHref(s) {
     var parts = [];
-    if (s.module_id) parts.push(encodeURIComponent(s.module_id));
-    parts.push(encodeURIComponent(s.chapter_id || ""));
+    if (typeof s.path === "string" && s.path !== "") {
+      parts = s.path.split("/").filter(Boolean).map(encodeURIComponent);
+    } else {
+      if (s.module_id) parts.push(encodeURIComponent(s.module_id));
+      parts.push(encodeURIComponent(s.chapter_id || ""));
+    }
     return bookURL + "/" + parts.join("/") + (s.anchor ? "#" + encodeURIComponent(s.anchor) : "");
   }
 

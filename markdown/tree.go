@@ -1,0 +1,408 @@
+package markdown
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Tree is a book as a Docusaurus site shows it: its modules and chapters
+// in sidebar order, with titles, sidebar labels and page paths. The
+// chunker and the reader's page both read the book through it.
+type Tree struct {
+	Title string
+	// Hash identifies the book's content (pages and _category_.json).
+	Hash string
+	// Chapters lists every chapter in book order: the chapters at the
+	// book's root first, then each module's.
+	Chapters []*Chapter
+	// Modules are the folders that hold chapters, at whatever depth, in
+	// sidebar order.
+	Modules []*Module
+}
+
+// Module is a folder of the book that holds chapters.
+type Module struct {
+	ID       string // the folder's path under the book root
+	Title    string // _category_.json label, else the index page's title, else the folder name
+	Position float64
+	// Index is the page that introduces the module (index.md, README.md
+	// or a page named like the folder), nil when it has none.
+	Index    *Chapter
+	Chapters []*Chapter // the index first, then by sidebar position and name
+}
+
+// Chapter is one page of the book.
+type Chapter struct {
+	File string // path under the book root, with extension
+	// Path is File without its extension ("module-2/chapter-2-topics"):
+	// what the evaluation's gold_chapter names.
+	Path string
+	// ID is unique in the book: the folder's path and the page's
+	// Docusaurus id (front-matter id, else the file name without its
+	// number prefix).
+	ID string
+	// Route is the page's path under the site's docs URL, as Docusaurus
+	// builds it: front-matter slug, else folders and id without number
+	// prefixes; a folder's index page has the folder's path.
+	Route    string
+	ModuleID string // "" for a chapter at the book root
+	Title    string // front-matter title, else the first # heading, else the file name
+	Label    string // sidebar label, else the title
+	Position float64
+	IsIndex  bool // the index page of its folder
+	// Body is the page's Markdown without front matter and MDX syntax,
+	// with clean line endings.
+	Body []byte
+
+	fm     frontMatter
+	blocks []block
+	dir    string // folder, "" at the root
+}
+
+const noPosition = 1e9
+
+// ReadTree reads a book's structure and pages.
+func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
+	opts = opts.withDefaults()
+	pages, categories, err := walkBook(ctx, fsys, opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(pages) == 0 {
+		return nil, errors.New("the book has no .md or .mdx chapters")
+	}
+	sort.Strings(pages)
+	hash := sha256.New()
+	var chapters []*Chapter
+	for _, p := range pages {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		b, err := readFile(fsys, p, opts.MaxFileBytes)
+		if errors.Is(err, errSkipped) {
+			opts.warn(p, err)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !utf8.Valid(b) {
+			return nil, fmt.Errorf("read %s: not valid UTF-8", p)
+		}
+		fmt.Fprintf(hash, "%s\x00%d\x00", p, len(b))
+		hash.Write(b)
+		chapters = append(chapters, newChapter(p, b))
+	}
+	if len(chapters) == 0 {
+		return nil, errors.New("the book has no readable .md or .mdx chapters")
+	}
+	folders, err := readFolders(fsys, chapters, categories, hash, opts.MaxFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	t := &Tree{Title: "Textbook"}
+	assignModules(t, chapters, folders)
+	identify(t.Chapters, opts)
+	for _, c := range t.Chapters {
+		if c.ModuleID == "" && (c.IsIndex || stem(c.File) == "intro") {
+			t.Title = c.Title
+			break
+		}
+	}
+	t.Hash = hex.EncodeToString(hash.Sum(nil))
+	return t, nil
+}
+
+func newChapter(p string, raw []byte) *Chapter {
+	fm, body := splitFrontMatter(cleanText(raw))
+	c := &Chapter{File: p, Path: strings.TrimSuffix(strings.TrimSuffix(p, ".mdx"), ".md"), fm: fm, Body: StripMDX(body), Position: noPosition}
+	if d := path.Dir(p); d != "." {
+		c.dir = d
+	}
+	s := stem(p)
+	c.IsIndex = isIndexName(s, c.dir)
+	if v, err := strconv.ParseFloat(fm["sidebar_position"], 64); err == nil {
+		c.Position = v
+	} else if n, ok := numberPrefix(s); ok {
+		c.Position = n
+	}
+	c.blocks = parseBlocks(c.Body)
+	c.Title = fm["title"]
+	if c.Title == "" {
+		for _, b := range c.blocks {
+			if b.kind == kindHeading && b.level == 1 {
+				c.Title = b.title
+				break
+			}
+		}
+	}
+	if c.Title == "" {
+		c.Title = stripNumberPrefix(s)
+	}
+	c.Label = fm["sidebar_label"]
+	if c.Label == "" {
+		c.Label = c.Title
+	}
+	return c
+}
+
+// isIndexName reports a folder's index page as Docusaurus does: index,
+// README, or the folder's own name.
+func isIndexName(stem, dir string) bool {
+	s := strings.ToLower(stem)
+	return s == "index" || s == "readme" || dir != "" && s == strings.ToLower(path.Base(dir))
+}
+
+// folder is what a folder's _category_.json and index page say about it.
+type folder struct {
+	title    string
+	position float64
+	index    *Chapter
+}
+
+func readFolders(fsys fs.FS, chapters []*Chapter, categories map[string]string, hash io.Writer, limit int64) (map[string]*folder, error) {
+	folders := map[string]*folder{}
+	get := func(dir string) *folder {
+		f := folders[dir]
+		if f == nil {
+			f = &folder{title: stripNumberPrefix(path.Base(dir)), position: noPosition}
+			if n, ok := numberPrefix(path.Base(dir)); ok {
+				f.position = n
+			}
+			folders[dir] = f
+		}
+		return f
+	}
+	for _, c := range chapters {
+		for d := c.dir; d != ""; d = parentDir(d) {
+			get(d)
+		}
+		if c.IsIndex && c.dir != "" {
+			f := get(c.dir)
+			if f.index == nil {
+				f.index = c
+				f.title = c.Title
+				if c.Position != noPosition {
+					f.position = c.Position
+				}
+			}
+		}
+	}
+	dirs := make([]string, 0, len(categories))
+	for d := range categories {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		f, ok := folders[d]
+		if !ok {
+			continue // a folder without pages
+		}
+		p := categories[d]
+		b, err := readFile(fsys, p, limit)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		hash.Write(b)
+		cat, err := parseCategory(b)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		if cat.Label != "" {
+			f.title = cat.Label
+		}
+		if cat.Position != nil {
+			f.position = *cat.Position
+		}
+	}
+	return folders, nil
+}
+
+func parentDir(d string) string {
+	if p := path.Dir(d); p != "." {
+		return p
+	}
+	return ""
+}
+
+// assignModules makes every folder that holds a chapter other than its
+// index page a module, at whatever depth. A folder that holds only its
+// index page and more folders (a book's top folder, as many sites have)
+// is not one: its index page belongs to the nearest module above it, or
+// to the book's root.
+func assignModules(t *Tree, chapters []*Chapter, folders map[string]*folder) {
+	content := map[string]bool{} // folders holding a non-index page
+	deeper := map[string]bool{}  // folders with pages in a sub-folder
+	for _, c := range chapters {
+		if !c.IsIndex {
+			content[c.dir] = true
+		}
+		for d := c.dir; d != ""; {
+			d = parentDir(d)
+			deeper[d] = true
+		}
+	}
+	isModule := func(d string) bool { return d != "" && (content[d] || !deeper[d]) }
+	modules := map[string]*Module{}
+	for _, c := range chapters {
+		d := c.dir
+		for d != "" && !isModule(d) {
+			d = parentDir(d)
+		}
+		c.ModuleID = d
+		if d == "" {
+			continue
+		}
+		m := modules[d]
+		if m == nil {
+			f := folders[d]
+			m = &Module{ID: d, Title: f.title, Position: f.position}
+			modules[d] = m
+			t.Modules = append(t.Modules, m)
+		}
+		m.Chapters = append(m.Chapters, c)
+		if c.IsIndex && c.dir == d && m.Index == nil {
+			m.Index = c
+		}
+	}
+	// Modules in sidebar order: folder by folder from the root, each level
+	// by position, then name.
+	key := func(d string) []string {
+		var parts []string
+		for ; d != ""; d = parentDir(d) {
+			parts = append([]string{d}, parts...)
+		}
+		return parts
+	}
+	sort.SliceStable(t.Modules, func(i, j int) bool {
+		a, b := key(t.Modules[i].ID), key(t.Modules[j].ID)
+		for k := 0; k < len(a) && k < len(b); k++ {
+			if a[k] == b[k] {
+				continue
+			}
+			pa, pb := folders[a[k]].position, folders[b[k]].position
+			if pa != pb {
+				return pa < pb
+			}
+			return a[k] < b[k]
+		}
+		return len(a) < len(b)
+	})
+	var root []*Chapter
+	for _, c := range chapters {
+		if c.ModuleID == "" {
+			root = append(root, c)
+		}
+	}
+	sortChapters(root)
+	t.Chapters = root
+	for _, m := range t.Modules {
+		sortChapters(m.Chapters)
+		t.Chapters = append(t.Chapters, m.Chapters...)
+	}
+}
+
+// sortChapters puts index pages first, then orders by sidebar position
+// and path.
+func sortChapters(cs []*Chapter) {
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := cs[i], cs[j]
+		if a.IsIndex != b.IsIndex {
+			return a.IsIndex
+		}
+		if a.Position != b.Position {
+			return a.Position < b.Position
+		}
+		return a.File < b.File
+	})
+}
+
+// identify gives each chapter its id and page route, unique in the book.
+// Two pages that Docusaurus would give one id or one route (it refuses to
+// build such a site) keep their file paths instead, with a warning.
+func identify(chapters []*Chapter, opts Options) {
+	ids, routes := map[string]bool{}, map[string]bool{}
+	for _, c := range chapters {
+		base := stripNumberPrefix(stem(c.File))
+		if id := c.fm["id"]; id != "" && !strings.Contains(id, "/") {
+			base = id
+		}
+		c.ID = path.Join(c.dir, base)
+		if ids[c.ID] {
+			opts.warn(c.File, fmt.Errorf("chapter id %q is taken by another page: it is %q here", c.ID, c.Path))
+			c.ID = c.Path
+		}
+		ids[c.ID] = true
+
+		dir := stripPathPrefixes(c.dir)
+		switch slug := c.fm["slug"]; {
+		case strings.HasPrefix(slug, "/"):
+			c.Route = strings.Trim(path.Clean(slug), "/")
+		case slug != "":
+			c.Route = strings.Trim(path.Join("/", dir, slug), "/")
+		case c.IsIndex:
+			c.Route = dir
+		default:
+			c.Route = path.Join(dir, base)
+		}
+		if routes[c.Route] {
+			opts.warn(c.File, fmt.Errorf("page path %q is taken by another page: it is %q here", c.Route, c.Path))
+			c.Route = c.Path
+		}
+		routes[c.Route] = true
+	}
+}
+
+var (
+	// numberPrefixed is a Docusaurus number prefix: "01-intro", "2. Setup".
+	numberPrefixed = regexp.MustCompile(`^(\d+)\s*[-_.]+\s*([^-_.\s].*)$`)
+	// notNumberPrefixed are names that start with digits but no prefix:
+	// dates and versions.
+	notNumberPrefixed = regexp.MustCompile(`^(\d{2,4}[-_.]\d{1,2}[-_.]\d{1,2}|\d+[-_.]\d+)`)
+)
+
+// stripNumberPrefix drops the number prefix Docusaurus uses for ordering
+// from a file or folder name.
+func stripNumberPrefix(name string) string {
+	if notNumberPrefixed.MatchString(name) {
+		return name
+	}
+	if m := numberPrefixed.FindStringSubmatch(name); m != nil {
+		return m[2]
+	}
+	return name
+}
+
+func numberPrefix(name string) (float64, bool) {
+	if notNumberPrefixed.MatchString(name) {
+		return 0, false
+	}
+	m := numberPrefixed.FindStringSubmatch(name)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.ParseFloat(m[1], 64)
+	return n, err == nil
+}
+
+func stripPathPrefixes(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	parts := strings.Split(dir, "/")
+	for i, p := range parts {
+		parts[i] = stripNumberPrefix(p)
+	}
+	return strings.Join(parts, "/")
+}
