@@ -138,11 +138,19 @@ func (res Result) Write(w io.Writer) {
 	for _, g := range res.Skipped {
 		n += len(g.Tests)
 	}
-	fmt.Fprintf(w, "skipped %d tests, for %d reasons (go test -v ./... shows each):\n", n, len(res.Skipped))
+	fmt.Fprintf(w, "skipped %s, for %s (go test -v ./... shows each):\n", count(n, "test"), count(len(res.Skipped), "reason"))
 	for _, g := range res.Skipped {
 		fmt.Fprintf(w, "  %3d  %s  [%s]\n", len(g.Tests), g.Reason, strings.Join(g.Packages, ", "))
 	}
 	if res.Cached {
 		fmt.Fprintln(w, "some results came from the test cache: after installing Chromium or setting DATABASE_URL, run with -count=1")
 	}
+}
+
+// count says "1 test" or "3 tests".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -64,6 +64,16 @@ func TestRead(t *testing.T) {
 	}
 }
 
+func TestWriteOneSkipped(t *testing.T) {
+	res := Result{Skipped: []Group{{Reason: "no browser", Packages: []string{"web"}, Tests: []string{"web.TestA"}}}}
+	var sum bytes.Buffer
+	res.Write(&sum)
+	want := "skipped 1 test, for 1 reason (go test -v ./... shows each):\n    1  no browser  [web]\n"
+	if sum.String() != want {
+		t.Errorf("summary %q, want %q", sum.String(), want)
+	}
+}
+
 func TestWriteNothingSkipped(t *testing.T) {
 	res, err := Read(strings.NewReader(`{"Action":"pass","Package":"p","Test":"TestA"}`+"\n"), &bytes.Buffer{})
 	if err != nil {
