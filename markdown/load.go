@@ -23,7 +23,7 @@ import (
 
 // Version names the chunker's output format. Change it whenever the same
 // book would be cut differently, so existing indexes are rebuilt.
-const Version = "6"
+const Version = "7"
 
 // Options are the chunker's sizes, in cl100k tokens.
 type Options struct {

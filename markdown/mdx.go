@@ -7,27 +7,40 @@ import (
 
 var (
 	mdxImport    = regexp.MustCompile(`^import\s+(?:[\w*{}\s,$]+\s+from\s+)?['"][^'"]+['"];?\s*$`)
-	mdxExport    = regexp.MustCompile(`^export\s+(?:const|let|var|function|default)\b.*$`)
+	mdxImportTop = regexp.MustCompile(`^import\s*(?:\{|\*|[\w$]+\s*(?:,|from\b))`)
+	mdxExport    = regexp.MustCompile(`^export\s+(?:const|let|var|function|default|async)\b`)
 	componentTag = regexp.MustCompile(`</?[A-Z][\w.]*(?:\s[^<>]*)?/?>`)
 	componentRow = regexp.MustCompile(`^\s*(?:</?[A-Z][\w.]*(?:\s[^<>]*)?/?>\s*)+$`)
 	mdxComment   = regexp.MustCompile(`\{/\*.*?\*/\}`)
-	fenceOpen    = regexp.MustCompile("^\\s{0,3}(`{3,}|~{3,})")
-	admonition   = regexp.MustCompile(`^\s*:::\s*([a-z]+)?\s*(.*)$`)
+	fenceOpen    = regexp.MustCompile("^\\s*(`{3,}|~{3,})\\s*([\\w+-]*)")
+	admonition   = regexp.MustCompile(`^\s*:{3,}\s*([A-Za-z]+)?\s*(.*)$`)
+	// tagStart is a line that opens an HTML or JSX tag (at most three
+	// spaces in: more is indented code).
+	tagStart = regexp.MustCompile(`^ {0,3}<([A-Za-z][\w.:-]*)`)
+	// quizTag names the components of self-assessment widgets, whose
+	// content is questions, not teaching.
+	quizTag = regexp.MustCompile(`(?i)quiz`)
+	anyTag  = regexp.MustCompile(`<(/?)([A-Za-z][\w.]*)[^<>]*?(/?)>`)
 )
 
 // StripMDX turns an MDX or Docusaurus page body into plain Markdown:
-// import/export lines, {/* */} comments and the tags of JSX components
-// (<Tabs>, <TabItem …>) go, the text between the tags stays; admonition
+// import/export statements, {/* */} comments and the tags of JSX components
+// (<Tabs>, <TabItem …>, over several lines too) go, the text between the
+// tags stays; quiz components and mermaid diagrams go whole; admonition
 // markers (":::note Title" … ":::") go, their title and content stay.
-// Fenced code is left exactly as it is. The chunker and the reader's page
-// both read pages through it, so they see the same text.
+// Other fenced code is left exactly as it is. The chunker and the reader's
+// page both read pages through it, so they see the same text.
 func StripMDX(body []byte) []byte {
 	lines := strings.Split(string(body), "\n")
 	out := make([]string, 0, len(lines)+8)
-	fence := ""
-	for _, line := range lines {
+	fence, dropFence := "", false
+	quizDepth := 0
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
 		if fence != "" {
-			out = append(out, line)
+			if !dropFence {
+				out = append(out, line)
+			}
 			if t := strings.TrimSpace(line); strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
 				fence = ""
 			}
@@ -35,18 +48,42 @@ func StripMDX(body []byte) []byte {
 		}
 		if m := fenceOpen.FindStringSubmatch(line); m != nil {
 			fence = m[1]
-			out = append(out, line)
+			// A diagram's source is not text a reader reads.
+			dropFence = strings.EqualFold(m[2], "mermaid") || quizDepth > 0
+			if !dropFence {
+				out = append(out, line)
+			}
 			continue
 		}
-		if mdxImport.MatchString(line) || mdxExport.MatchString(line) {
+		if quizDepth > 0 {
+			quizDepth += quizNesting(line)
+			continue
+		}
+		if mdxImport.MatchString(line) || mdxImportTop.MatchString(line) || mdxExport.MatchString(line) {
+			i = statementEnd(lines, i)
 			continue
 		}
 		if m := admonition.FindStringSubmatch(line); m != nil {
 			out = append(out, "")
-			if title := strings.TrimSpace(m[2]); title != "" {
+			title := strings.TrimSpace(m[2])
+			title = strings.TrimSuffix(strings.TrimPrefix(title, "["), "]")
+			if title != "" {
 				out = append(out, title, "")
 			}
 			continue
+		}
+		if m := tagStart.FindStringSubmatch(line); m != nil {
+			// A tag whose attributes run over several lines is dropped
+			// whole; a quiz component with everything inside it.
+			end, col, selfClosed := tagEnd(lines, i)
+			if end > i || quizTag.MatchString(m[1]) {
+				if quizTag.MatchString(m[1]) && !selfClosed {
+					quizDepth = 1 + quizNesting(lines[end][min(col+1, len(lines[end])):])
+				}
+				out = append(out, "")
+				i = end
+				continue
+			}
 		}
 		line = mdxComment.ReplaceAllString(line, "")
 		if componentRow.MatchString(line) {
@@ -56,6 +93,72 @@ func StripMDX(body []byte) []byte {
 		out = append(out, stripComponents(line))
 	}
 	return []byte(strings.Join(out, "\n"))
+}
+
+// statementEnd finds the last line of an import or export that starts at
+// line i: where its brackets balance and it ends (a module path, a ';',
+// or a closing bracket).
+func statementEnd(lines []string, i int) int {
+	depth := 0
+	for j := i; j < len(lines) && j < i+200; j++ {
+		depth += strings.Count(lines[j], "{") + strings.Count(lines[j], "(") + strings.Count(lines[j], "[")
+		depth -= strings.Count(lines[j], "}") + strings.Count(lines[j], ")") + strings.Count(lines[j], "]")
+		t := strings.TrimSpace(lines[j])
+		if depth <= 0 && (j > i || !strings.HasSuffix(t, "=") && !strings.HasSuffix(t, "(") && !strings.HasSuffix(t, "{")) {
+			return j
+		}
+	}
+	return i
+}
+
+// tagEnd finds the line where the tag opened on line i closes: the first
+// '>' outside quotes and {…} expressions. It reports whether the tag
+// closes itself ("/>"). A tag that never closes ends on its own line.
+// end and col are the line and byte of the closing '>'.
+func tagEnd(lines []string, i int) (end, col int, selfClosed bool) {
+	depth := 0
+	var quote byte
+	for j := i; j < len(lines) && j < i+500; j++ {
+		l := lines[j]
+		start := 0
+		if j == i {
+			start = strings.IndexByte(l, '<') + 1
+		}
+		for k := start; k < len(l); k++ {
+			c := l[k]
+			switch {
+			case quote != 0:
+				if c == quote {
+					quote = 0
+				}
+			case c == '"' || c == '\'' || c == '`':
+				quote = c
+			case c == '{':
+				depth++
+			case c == '}':
+				depth--
+			case c == '>' && depth <= 0:
+				return j, k, k > 0 && l[k-1] == '/'
+			}
+		}
+	}
+	return i, len(lines[i]), false
+}
+
+// quizNesting counts quiz components opened minus closed on a line.
+func quizNesting(line string) int {
+	n := 0
+	for _, m := range anyTag.FindAllStringSubmatch(line, -1) {
+		if !quizTag.MatchString(m[2]) || m[3] == "/" {
+			continue
+		}
+		if m[1] == "/" {
+			n--
+		} else {
+			n++
+		}
+	}
+	return n
 }
 
 // stripComponents drops component tags from a line, leaving code spans

@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"html"
 	"regexp"
 	"strings"
 
@@ -67,6 +68,10 @@ var (
 	jsxTag      = regexp.MustCompile(`</?[A-Za-z][\w.:-]*(\s+[^<>]*?)?/?>`)
 	htmlComment = regexp.MustCompile(`(?s)<!--.*?-->`)
 	customID    = regexp.MustCompile(`\s*\{#([^}\s]+)\}\s*$`)
+	// thematicBreak is a "---", "***" or "___" line (also spaced out).
+	thematicBreak = regexp.MustCompile(`^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$`)
+	lineBreakTag  = regexp.MustCompile(`(?i)<br\s*/?>`)
+	blankRuns     = regexp.MustCompile(`\n[ \t]*\n(?:[ \t]*\n)+`)
 )
 
 type blockKind int
@@ -122,18 +127,11 @@ func parseBlocks(src []byte) []block {
 			}
 			blocks = append(blocks, block{kind: kindHeading, level: n.Level, title: title, custom: custom})
 		case *ast.FencedCodeBlock, *ast.CodeBlock:
-			blocks = append(blocks, block{kind: kindCode, text: raw})
+			blocks = append(blocks, block{kind: kindCode, text: trimBreaks(raw)})
 		case *ast.ThematicBreak:
 			continue
-		case *ast.HTMLBlock:
-			t := htmlComment.ReplaceAllString(raw, "")
-			t = strings.TrimSpace(jsxTag.ReplaceAllString(t, ""))
-			if t != "" {
-				blocks = append(blocks, block{kind: kindText, text: t})
-			}
 		default:
-			t := strings.TrimSpace(jsxTag.ReplaceAllStringFunc(raw, keepInlineHTML))
-			if t != "" {
+			if t := cleanProse(raw); t != "" {
 				blocks = append(blocks, block{kind: kindText, text: t})
 			}
 		}
@@ -141,14 +139,68 @@ func parseBlocks(src []byte) []block {
 	return blocks
 }
 
-// keepInlineHTML drops JSX wrapper tags inside paragraphs (<TabItem …>)
-// but keeps ordinary inline HTML such as <br> or <sub>.
-func keepInlineHTML(tag string) string {
-	name := strings.TrimLeft(tag, "</")
-	if name != "" && name[0] >= 'A' && name[0] <= 'Z' {
-		return ""
+// cleanProse makes a text block (paragraph, list, table, quote, HTML)
+// read as the page shows it: HTML comments, HTML and JSX tags and
+// thematic breaks ("---") go, entities (&lt;) become their characters;
+// the text inside tags stays. Code spans and fenced code inside the
+// block (a list item's example) are left exactly as they are.
+func cleanProse(raw string) string {
+	hasFence := strings.Contains(raw, "```") || strings.Contains(raw, "~~~")
+	if !hasFence {
+		raw = htmlComment.ReplaceAllString(raw, "")
 	}
-	return tag
+	lines := strings.Split(raw, "\n")
+	out := lines[:0]
+	fence := ""
+	for _, line := range lines {
+		if fence != "" {
+			out = append(out, line)
+			if t := strings.TrimSpace(line); strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
+				fence = ""
+			}
+			continue
+		}
+		if m := fenceOpen.FindStringSubmatch(line); m != nil {
+			fence = m[1]
+			out = append(out, line)
+			continue
+		}
+		if thematicBreak.MatchString(line) {
+			continue
+		}
+		out = append(out, cleanLine(line))
+	}
+	t := strings.Join(out, "\n")
+	if !hasFence {
+		t = blankRuns.ReplaceAllString(t, "\n\n")
+	}
+	return strings.TrimSpace(t)
+}
+
+// trimBreaks drops the thematic breaks that follow a code block (a
+// break is no block of its own here, so it ends the block before it).
+func trimBreaks(raw string) string {
+	for {
+		i := strings.LastIndexByte(raw, '\n')
+		if i < 0 || !thematicBreak.MatchString(raw[i+1:]) {
+			return raw
+		}
+		raw = strings.TrimRight(raw[:i], " \t\n")
+	}
+}
+
+// cleanLine drops tags and decodes entities outside a line's code spans.
+func cleanLine(line string) string {
+	if !strings.ContainsAny(line, "<&") {
+		return line
+	}
+	parts := strings.Split(line, "`")
+	for i := 0; i < len(parts); i += 2 {
+		p := lineBreakTag.ReplaceAllString(parts[i], " ")
+		p = jsxTag.ReplaceAllString(p, "")
+		parts[i] = html.UnescapeString(p)
+	}
+	return strings.Join(parts, "`")
 }
 
 // startOf finds where a top-level block begins in the source: the start
