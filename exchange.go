@@ -19,6 +19,7 @@ type StoredMessage struct {
 	Sources       string // JSON array, never null
 	WasRefusal    bool
 	RefusalReason *string // nil for an answer
+	QuestionID    *string // the answer's question; nil for the question
 	CreatedAt     time.Time
 }
 
@@ -44,7 +45,7 @@ func SessionUUID(id string) (string, error) {
 // PrepareExchange validates a question and its answer for storage and
 // fills in what the caller may leave out: ids (new time-ordered UUIDs), times (now, the
 // same for both) and sources (empty). The answer is never dated before the
-// question. Every problem is an EINVALID *Error, so a store can check an
+// question, and the answer carries the question's id. Every problem is an EINVALID *Error, so a store can check an
 // exchange before it writes anything.
 func PrepareExchange(sessionID string, q, a Message, now func() time.Time) (string, [2]StoredMessage, error) {
 	var rows [2]StoredMessage
@@ -116,6 +117,16 @@ func PrepareExchange(sessionID string, q, a Message, now func() time.Time) (stri
 	if rows[0].ID == rows[1].ID {
 		return "", rows, Errorf(EINVALID, "question and answer have the same id %s", rows[0].ID)
 	}
+	if q.QuestionID != "" {
+		return "", rows, Errorf(EINVALID, "a question cannot answer another question")
+	}
+	if a.QuestionID != "" {
+		if u, err := uuid.Parse(a.QuestionID); err != nil || u.String() != rows[0].ID {
+			return "", rows, Errorf(EINVALID, "the answer's question id %q is not the question's id %s", a.QuestionID, rows[0].ID)
+		}
+	}
+	qid := rows[0].ID
+	rows[1].QuestionID = &qid
 	if rows[1].CreatedAt.Before(rows[0].CreatedAt) {
 		rows[1].CreatedAt = rows[0].CreatedAt
 	}

@@ -87,7 +87,11 @@ type Message struct {
 	Sources       []Source       `json:"sources"`
 	WasRefusal    bool           `json:"was_refusal"`
 	RefusalReason *RefusalReason `json:"refusal_reason"`
-	CreatedAt     time.Time      `json:"created_at"`
+	// QuestionID is, on an answer, the id of the question it answers:
+	// answers to concurrent questions in one session may be listed after
+	// both questions. Empty on a question.
+	QuestionID string    `json:"question_id,omitempty"`
+	CreatedAt  time.Time `json:"created_at"`
 }
 
 // History stores chat sessions and their messages.

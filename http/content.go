@@ -18,6 +18,10 @@ const chunkPreviewChars = 200
 
 // messageOut is one message of GET /api/chat/sessions/{id}/messages.
 type messageOut struct {
+	ID string `json:"id"`
+	// QuestionID is the id of the question an answer answers; null on a
+	// question.
+	QuestionID    *string            `json:"question_id"`
 	Role          string             `json:"role"`
 	Content       string             `json:"content"`
 	Sources       []rag.Source       `json:"sources"`
@@ -53,7 +57,13 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 		if src == nil {
 			src = []rag.Source{}
 		}
+		var qid *string
+		if m.QuestionID != "" {
+			qid = &m.QuestionID
+		}
 		out = append(out, messageOut{
+			ID:            m.ID,
+			QuestionID:    qid,
 			Role:          m.Role,
 			Content:       m.Content,
 			Sources:       src,

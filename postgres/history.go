@@ -165,9 +165,9 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 			}
 			for _, r := range rows {
 				if _, err := tx.Exec(ctx, `INSERT INTO chat_messages
-	(id, session_id, role, content, sources, was_refusal, refusal_reason, created_at)
-VALUES ($1, $2, $3, $4, $5::text::jsonb, $6, $7, $8)`,
-					r.ID, sid, r.Role, r.Content, r.Sources, r.WasRefusal, r.RefusalReason, r.CreatedAt); err != nil {
+	(id, session_id, role, content, sources, was_refusal, refusal_reason, question_id, created_at)
+VALUES ($1, $2, $3, $4, $5::text::jsonb, $6, $7, $8, $9)`,
+					r.ID, sid, r.Role, r.Content, r.Sources, r.WasRefusal, r.RefusalReason, r.QuestionID, r.CreatedAt); err != nil {
 					return fmt.Errorf("insert %s message %s: %w", r.Role, r.ID, err)
 				}
 			}
@@ -206,7 +206,7 @@ func (h *History) Messages(ctx context.Context, sessionID string) ([]rag.Message
 }
 
 func messages(ctx context.Context, c *pgx.Conn, sid string) ([]rag.Message, error) {
-	rows, err := c.Query(ctx, `SELECT id::text, role, content, sources::text, was_refusal, refusal_reason, created_at
+	rows, err := c.Query(ctx, `SELECT id::text, role, content, sources::text, was_refusal, refusal_reason, question_id::text, created_at
 FROM chat_messages WHERE session_id = $1 ORDER BY created_at, seq`, sid)
 	if err != nil {
 		return nil, err
@@ -218,8 +218,9 @@ FROM chat_messages WHERE session_id = $1 ORDER BY created_at, seq`, sid)
 			m       = rag.Message{SessionID: sid}
 			sources string
 			reason  *string
+			qid     *string
 		)
-		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &reason, &m.CreatedAt); err != nil {
+		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &reason, &qid, &m.CreatedAt); err != nil {
 			return nil, err
 		}
 		if m.Sources, err = rag.DecodeSources(sources); err != nil {
@@ -228,6 +229,9 @@ FROM chat_messages WHERE session_id = $1 ORDER BY created_at, seq`, sid)
 		if reason != nil {
 			r := rag.RefusalReason(*reason)
 			m.RefusalReason = &r
+		}
+		if qid != nil {
+			m.QuestionID = *qid
 		}
 		m.CreatedAt = m.CreatedAt.UTC()
 		msgs = append(msgs, m)

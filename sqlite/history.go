@@ -380,8 +380,8 @@ const (
 ON CONFLICT (id) DO NOTHING`
 	// Both messages of an exchange in one statement, question first.
 	insertExchangeSQL = `INSERT INTO chat_messages
-	(id, session_id, role, content, sources, was_refusal, refusal_reason, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?)`
+	(id, session_id, role, content, sources, was_refusal, refusal_reason, question_id, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
 func (h *History) appendRows(ctx context.Context, session, exchange *sql.Stmt, sid string, rows [2]rag.StoredMessage) error {
@@ -389,9 +389,9 @@ func (h *History) appendRows(ctx context.Context, session, exchange *sql.Stmt, s
 	if _, err := session.ExecContext(ctx, sid, formatTime(rows[0].CreatedAt), formatTime(h.now())); err != nil {
 		return fmt.Errorf("ensure session: %w", err)
 	}
-	args := make([]any, 0, 16)
+	args := make([]any, 0, 18)
 	for _, r := range rows {
-		args = append(args, r.ID, sid, r.Role, r.Content, r.Sources, r.WasRefusal, r.RefusalReason, formatTime(r.CreatedAt))
+		args = append(args, r.ID, sid, r.Role, r.Content, r.Sources, r.WasRefusal, r.RefusalReason, r.QuestionID, formatTime(r.CreatedAt))
 	}
 	if _, err := exchange.ExecContext(ctx, args...); err != nil {
 		return fmt.Errorf("insert messages %s, %s: %w", rows[0].ID, rows[1].ID, err)
@@ -424,7 +424,7 @@ func (h *History) Messages(ctx context.Context, sessionID string) ([]rag.Message
 }
 
 func (h *History) messages(ctx context.Context, sid string) ([]rag.Message, error) {
-	rows, err := h.db.QueryContext(ctx, `SELECT id, role, content, sources, was_refusal, refusal_reason, created_at
+	rows, err := h.db.QueryContext(ctx, `SELECT id, role, content, sources, was_refusal, refusal_reason, question_id, created_at
 FROM chat_messages WHERE session_id = ? ORDER BY created_at, seq`, sid)
 	if err != nil {
 		return nil, err
@@ -436,9 +436,10 @@ FROM chat_messages WHERE session_id = ? ORDER BY created_at, seq`, sid)
 			m       = rag.Message{SessionID: sid}
 			sources string
 			reason  sql.NullString
+			qid     sql.NullString
 			created string
 		)
-		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &reason, &created); err != nil {
+		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &reason, &qid, &created); err != nil {
 			return nil, err
 		}
 		if m.Sources, err = rag.DecodeSources(sources); err != nil {
@@ -448,6 +449,7 @@ FROM chat_messages WHERE session_id = ? ORDER BY created_at, seq`, sid)
 			r := rag.RefusalReason(reason.String)
 			m.RefusalReason = &r
 		}
+		m.QuestionID = qid.String
 		if m.CreatedAt, err = time.Parse(time.RFC3339Nano, created); err != nil {
 			return nil, fmt.Errorf("message %s created_at: %w", m.ID, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"reflect"
 	"sync"
@@ -38,6 +39,15 @@ func count(t *testing.T, h *History, query string, args ...any) int {
 	return n
 }
 
+// migrationCount is the number of embedded migrations.
+func migrationCount(t *testing.T) int {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("embedded migrations: %v, %d files", err, len(names))
+	}
+	return len(names)
+}
+
 func reason(r rag.RefusalReason) *rag.RefusalReason { return &r }
 
 func question(text string) rag.Message {
@@ -57,8 +67,8 @@ func TestOpenMigratesOnce(t *testing.T) {
 		if err != nil {
 			t.Fatalf("open #%d: %v", i+1, err)
 		}
-		if got := count(t, h, "SELECT count(*) FROM schema_migrations"); got != 1 {
-			t.Errorf("open #%d: %d schema_migrations rows, want 1", i+1, got)
+		if got := count(t, h, "SELECT count(*) FROM schema_migrations"); got != migrationCount(t) {
+			t.Errorf("open #%d: %d schema_migrations rows, want %d", i+1, got, migrationCount(t))
 		}
 		var mode string
 		var fk int
@@ -138,9 +148,9 @@ func TestExchangeRoundTrip(t *testing.T) {
 	}
 	want := []rag.Message{
 		{ID: q.ID, SessionID: sid, Role: "user", Content: q.Content, Sources: []rag.Source{}, CreatedAt: q.CreatedAt},
-		{ID: a.ID, SessionID: sid, Role: "assistant", Content: a.Content, Sources: sources, CreatedAt: a.CreatedAt},
+		{ID: a.ID, SessionID: sid, Role: "assistant", Content: a.Content, Sources: sources, QuestionID: q.ID, CreatedAt: a.CreatedAt},
 		{ID: got[2].ID, SessionID: sid, Role: "user", Content: rq.Content, Sources: []rag.Source{}, CreatedAt: t0},
-		{ID: got[3].ID, SessionID: sid, Role: "assistant", Content: ra.Content, Sources: []rag.Source{}, WasRefusal: true, RefusalReason: reason(rag.OutOfScope), CreatedAt: t0},
+		{ID: got[3].ID, SessionID: sid, Role: "assistant", Content: ra.Content, Sources: []rag.Source{}, WasRefusal: true, RefusalReason: reason(rag.OutOfScope), QuestionID: got[2].ID, CreatedAt: t0},
 	}
 	for i := range want {
 		if !reflect.DeepEqual(got[i], want[i]) {
