@@ -34,6 +34,11 @@ type Passage struct {
 	Text    string
 	Heading Heading
 	Chunk   *ScoredChunk
+	// Paragraph numbers the paragraph of its chunk or selection that a
+	// sentence comes from, from 1 (0: not known, or not prose), so that a
+	// renderer runs on the sentences of one paragraph and keeps the break
+	// between two.
+	Paragraph int
 }
 
 // GenerateRequest is what a Generator answers from. Evidence is never

@@ -72,13 +72,15 @@ func group(evidence []rag.Passage) []section {
 }
 
 // render lays a section's passages out as Markdown: prose sentences of one
-// paragraph run on, list items and code blocks keep their lines, and rows
-// of one table share a single header.
+// paragraph run on and another paragraph starts after a blank line, list
+// items and code blocks keep their lines, and rows of one table share a
+// single header.
 func render(s section) string {
 	var b strings.Builder
 	b.WriteString(s.title)
 	prevHeader := ""
 	prevKind := ""
+	var prev rag.Passage
 	for _, p := range s.passages {
 		text := strings.TrimSpace(p.Text)
 		kind := kindOf(text)
@@ -102,7 +104,7 @@ func render(s section) string {
 				b.WriteString("\n\n" + text)
 			}
 		case "prose":
-			if prevKind == "prose" {
+			if prevKind == "prose" && sameParagraph(prev, p) {
 				b.WriteString(" " + text)
 			} else {
 				b.WriteString("\n\n" + text)
@@ -111,8 +113,21 @@ func render(s section) string {
 			b.WriteString("\n\n" + text)
 		}
 		prevKind = kind
+		prev = p
 	}
 	return b.String()
+}
+
+// sameParagraph reports two passages from one paragraph of one text, or
+// passages that do not say which paragraph they come from.
+func sameParagraph(a, b rag.Passage) bool {
+	if a.Paragraph == 0 || b.Paragraph == 0 {
+		return true
+	}
+	if (a.Chunk == nil) != (b.Chunk == nil) || a.Chunk != nil && a.Chunk.ID != b.Chunk.ID {
+		return false
+	}
+	return a.Paragraph == b.Paragraph
 }
 
 func kindOf(text string) string {

@@ -35,6 +35,22 @@ func TestGenerate(t *testing.T) {
 			{Text: "```bash\nros2 pkg create --build-type ament_python demo\n```", Heading: rag.Heading{Text: "Packages"}, Chunk: c1},
 		}},
 		{"selection", []rag.Passage{{Text: "The stamp is when the data was captured."}}},
+		{"selection keeps paragraphs and lines", []rag.Passage{
+			{Text: "A topic is a named channel.", Paragraph: 1},
+			{Text: "Publishers never wait.", Paragraph: 1},
+			{Text: "Reliability has two settings:", Paragraph: 2},
+			{Text: "- `RELIABLE`: resend until delivered"},
+			{Text: "- `BEST_EFFORT`: send once"},
+			{Text: "Pick one per stream.", Paragraph: 3},
+			{Text: "| Floor | mu |\n|---|---|\n| Tile | 0.3 |"},
+			{Text: "| Floor | mu |\n|---|---|\n| Wood | 0.5 |"},
+			{Text: "```bash\nros2 topic list\n\nros2 topic echo /imu\n```"},
+		}},
+		{"paragraphs of a chunk", []rag.Passage{
+			{Text: "Reliability decides whether lost messages are resent.", Heading: rag.Heading{Text: "Reliability"}, Chunk: c1, Paragraph: 1},
+			{Text: "Durability decides what a late subscriber gets.", Heading: rag.Heading{Text: "Reliability"}, Chunk: c1, Paragraph: 2},
+			{Text: "It is set per topic.", Heading: rag.Heading{Text: "Reliability"}, Chunk: c1, Paragraph: 2},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

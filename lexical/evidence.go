@@ -34,6 +34,8 @@ type unit struct {
 	// asks marks a question put to the reader (see asksReader).
 	asks  bool
 	lines int
+	// para numbers the paragraph a sentence or label comes from, from 1.
+	para int
 	// idents are the stems of the parts of each compound identifier the
 	// unit uses (create_publisher, ImuPublisher).
 	idents [][]string
@@ -116,41 +118,7 @@ func (ix *Index) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passa
 			continue
 		}
 		quoted[u.text] = true
-		out = append(out, rag.Passage{Text: u.text, Heading: u.heading, Chunk: &chunks[u.chunk]})
-	}
-	return out
-}
-
-// SelectedEvidence returns the passages of a reader's selection that
-// answer the question, or nil when the selection does not hold the
-// answer (a shared word is not enough).
-func (ix *Index) SelectedEvidence(question, selected string) []rag.Passage {
-	q := ix.analyze(question)
-	// The reader chose the whole selection, so all of it is context for
-	// each of its sentences, more than the rest of a retrieved chunk is.
-	units := splitUnitsWith(selected, nil, "", "", selectionCredit)
-	if pointsAtSelection(q) {
-		// "What does this mean?", "Explain this passage": the selection is
-		// the subject, so it is the evidence.
-		var out []rag.Passage
-		for _, u := range units {
-			if len(out) == maxUnits {
-				break
-			}
-			out = append(out, rag.Passage{Text: u.text, Heading: u.heading})
-		}
-		return out
-	}
-	for i, u := range units {
-		u.pos = i
-		u.chunk = -1
-	}
-	// The reader chose this text: quote every part of it that bears on
-	// the question, not only the best.
-	sel := ix.selectUnits(q, question, units, selectedKeepRatio, minSelected)
-	out := make([]rag.Passage, 0, len(sel))
-	for _, u := range sel {
-		out = append(out, rag.Passage{Text: u.text, Heading: u.heading})
+		out = append(out, rag.Passage{Text: u.text, Heading: u.heading, Chunk: &chunks[u.chunk], Paragraph: u.para})
 	}
 	return out
 }
@@ -567,18 +535,6 @@ func sameText(units []*unit, a, b window) bool {
 	}
 	for _, u := range units[b.from:b.to] {
 		if !have[u.text] {
-			return false
-		}
-	}
-	return true
-}
-
-// pointsAtSelection reports a question with no subject of its own, only
-// words that point at the selected text ("explain this passage in simpler
-// words").
-func pointsAtSelection(q query) bool {
-	for _, t := range q.terms {
-		if !selectionWords[t.word] {
 			return false
 		}
 	}

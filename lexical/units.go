@@ -31,6 +31,7 @@ func splitUnitsWith(text string, headings []rag.Heading, section, anchor string,
 	cur := rag.Heading{Level: 2, Text: section, Anchor: anchor}
 	lead := ""
 	var para []string
+	nPara := 0
 	all := stemSet(text)
 	sectionTerms := stemSet(section)
 	add := func(u *unit) {
@@ -68,12 +69,13 @@ func splitUnitsWith(text string, headings []rag.Heading, section, anchor string,
 		}
 		p := strings.Join(para, " ")
 		para = nil
+		nPara++
 		for _, s := range splitSentences(p) {
 			k := sentence
 			if strings.HasSuffix(s, ":") && len(s) < 80 {
 				k = label
 			}
-			add(&unit{text: s, kind: k})
+			add(&unit{text: s, kind: k, para: nPara})
 			if strings.HasSuffix(s, ":") {
 				lead = s
 			}

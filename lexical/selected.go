@@ -1,0 +1,239 @@
+package lexical
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/textbook-rag/rag"
+)
+
+// SelectedEvidence returns the passages of a reader's selection that
+// answer the question, or nil when the selection does not hold the
+// answer (a shared word is not enough). A question about the selection as
+// a whole ("What does this mean?", "Summarise this") gets all of it; any
+// other question gets the sentences, items, rows and code that answer it.
+// Passages keep the reader's paragraphs and lines.
+func (ix *Index) SelectedEvidence(question, selected string) []rag.Passage {
+	q := ix.withoutPointers(ix.analyze(question), question)
+	text := readerLines(selected)
+	// The reader chose the whole selection, so all of it is context for
+	// each of its sentences, more than the rest of a retrieved chunk is.
+	units := selectionUnits(text)
+	if len(q.terms) == 0 {
+		// Nothing but words pointing at the selection: it is the subject,
+		// so it is the evidence, all of it.
+		return selectionPassages(units)
+	}
+	// Whether the selection answers is judged on it as a whole: a
+	// passage must hold most of the question's information, counting
+	// the selection around it, and two of its words itself.
+	if len(ix.selectUnits(q, question, units, selectedKeepRatio, minSelected)) == 0 {
+		return nil
+	}
+	return selectionPassages(answeringSpan(q, units))
+}
+
+// anchorShare: a block of the selection anchors the answer when it holds
+// at least half of what the best block holds of the question. Lower than
+// keepRatio, the bar for quoting more of a retrieved chunk: the reader
+// chose this text around the answer, and an answer cut short is worse
+// than one that quotes a block too many.
+const anchorShare = 0.5
+
+// answeringSpan is the part of a selection that answers: from the first
+// to the last block (a paragraph, or a list, table or code block with the
+// line that introduces it) that states at least anchorShare of what the
+// best block states of the question, and on through the blocks after it
+// that still use the question's words: what follows a passage explains or
+// finishes it ("What happened? The actuator was too ideal: ..." after the
+// scenario a question restates). The blocks between stay: they carry what
+// the anchors refer to ("Actions provide all three" needs the three).
+// Blocks before the first anchor, and after the answer once a block
+// shares nothing with the question, are left out.
+func answeringSpan(q query, units []*unit) []*unit {
+	if len(units) == 0 {
+		return nil
+	}
+	block := selectionBlocks(units)
+	n := block[len(block)-1] + 1
+	terms := make([]map[string]bool, n)
+	for i, u := range units {
+		if terms[block[i]] == nil {
+			terms[block[i]] = map[string]bool{}
+		}
+		for s := range u.terms {
+			terms[block[i]][s] = true
+		}
+	}
+	score := make([]float64, n)
+	uses := make([]bool, n) // the block states a question word
+	for b, ts := range terms {
+		score[b] = q.coverage(func(stem string) float64 {
+			if ts[stem] {
+				return 1
+			}
+			return 0
+		})
+		for _, t := range q.terms {
+			uses[b] = uses[b] || ts[t.stem]
+		}
+	}
+	best := 0.0
+	for _, s := range score {
+		best = max(best, s)
+	}
+	first, last := -1, -1
+	for b, s := range score {
+		if s > 0 && s >= anchorShare*best {
+			if first < 0 {
+				first = b
+			}
+			last = b
+		}
+	}
+	if first < 0 {
+		return units
+	}
+	for last+1 < len(score) && uses[last+1] {
+		last++
+	}
+	var out []*unit
+	for i, u := range units {
+		if block[i] >= first && block[i] <= last {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// selectionBlocks numbers the blocks of a text's units: the sentences of one
+// paragraph, the rows of one table, the items of one list together with
+// the line that introduces them; each code block with its lead-in.
+func selectionBlocks(units []*unit) []int {
+	block := make([]int, len(units))
+	id := 0
+	for i, u := range units {
+		if i > 0 {
+			prev := units[i-1]
+			prose := u.kind == sentence || u.kind == label
+			same := false
+			switch {
+			case prose:
+				same = (prev.kind == sentence || prev.kind == label) && prev.para == u.para
+			case u.lead != "" && (prev.kind == sentence || prev.kind == label) && prev.text == u.lead:
+				same = true // a list, table or code block and the line that introduces it
+			case u.kind != code:
+				same = prev.kind == u.kind && prev.lead == u.lead
+			}
+			if !same {
+				id++
+			}
+		}
+		block[i] = id
+	}
+	return block
+}
+
+func selectionUnits(text string) []*unit {
+	units := splitUnitsWith(text, nil, "", "", selectionCredit)
+	for i, u := range units {
+		u.pos = i
+		u.chunk = -1
+	}
+	return units
+}
+
+func selectionPassages(units []*unit) []rag.Passage {
+	out := make([]rag.Passage, 0, len(units))
+	for _, u := range units {
+		out = append(out, rag.Passage{Text: u.text, Heading: u.heading, Paragraph: u.para})
+	}
+	return out
+}
+
+// withoutPointers drops from a question about a selection the words that
+// point at it ("this passage", "the example above", "in simpler words"):
+// they say where to look, not what the selection has to hold. A word is
+// dropped in whatever form the question resolved it to.
+func (ix *Index) withoutPointers(q query, question string) query {
+	pointers := map[string]bool{}
+	for _, t := range tokenize(question) {
+		if !selectionWords[t.word] {
+			continue
+		}
+		for _, qt := range ix.resolve(t) {
+			pointers[qt.stem] = true
+		}
+	}
+	out := query{wantsNumber: q.wantsNumber}
+	for _, t := range q.terms {
+		if pointers[t.stem] {
+			continue
+		}
+		out.terms = append(out.terms, t)
+		out.total += t.weight
+	}
+	return out
+}
+
+// readerLines keeps the lines the reader saw. Text copied from a rendered
+// page has lost its Markdown: list items and short lines are separated by
+// single line breaks, which Markdown would run together into one
+// paragraph. A line break after a sentence end or a colon, or before a
+// capital, starts a paragraph of its own; one inside a sentence (the next
+// line goes on in lower case) is a wrapped line and stays. Lists, tables,
+// headings, quotes and code keep their Markdown.
+func readerLines(text string) string {
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	var b strings.Builder
+	fenced := false
+	for i, line := range lines {
+		b.WriteString(line)
+		if i == len(lines)-1 {
+			break
+		}
+		b.WriteByte('\n')
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fenced = !fenced
+		}
+		next := lines[i+1]
+		if fenced || !isPlainLine(line) || !isPlainLine(next) {
+			continue
+		}
+		if strings.HasSuffix(t, ":") || endsSentence(t) || startsCapital(next) {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// isPlainLine reports a non-empty line of running text: not indented (a
+// list item's continuation), not a list item, table row, heading, quote
+// or fence.
+func isPlainLine(line string) bool {
+	t := strings.TrimSpace(line)
+	if t == "" || line != strings.TrimLeft(line, " \t") {
+		return false
+	}
+	if itemLine.MatchString(line) || headingLine.MatchString(t) {
+		return false
+	}
+	switch t[0] {
+	case '|', '#', '>', '`', '~':
+		return false
+	}
+	return true
+}
+
+func endsSentence(t string) bool {
+	t = strings.TrimRight(t, `"')]*_`)
+	return strings.HasSuffix(t, ".") || strings.HasSuffix(t, "!") || strings.HasSuffix(t, "?")
+}
+
+func startsCapital(line string) bool {
+	t := strings.TrimLeft(strings.TrimSpace(line), `*_"'(`)
+	r, _ := utf8.DecodeRuneInString(t)
+	return unicode.IsUpper(r) || unicode.IsDigit(r)
+}

@@ -1,0 +1,157 @@
+package lexical
+
+import (
+	"strings"
+	"testing"
+)
+
+// A selection as Markdown: two paragraphs, a list under its lead-in, a
+// table and a code block, eleven units.
+const qosSelection = `A **topic** is a named channel that carries messages. Publishers never wait for subscribers.
+
+The reliability policy decides whether lost messages are sent again:
+- ` + "`RELIABLE`" + `: resend until the subscriber has it
+- ` + "`BEST_EFFORT`" + `: send once and move on
+
+| Policy | Use |
+|---|---|
+| Reliable | commands |
+| Best effort | camera images |
+
+Durability decides what a late subscriber gets. Volatile sends it nothing old.
+
+` + "```bash\nros2 topic info /imu --verbose\n```"
+
+func TestSelectedEvidenceWholeSelection(t *testing.T) {
+	ix := New(testChunks)
+	all := len(splitUnits(qosSelection, nil, "", ""))
+	for _, q := range []string{"What does this mean?", "Explain this passage in simpler words.", "explain", "Summarise this.", "what does this part say?"} {
+		t.Run(q, func(t *testing.T) {
+			ps := ix.SelectedEvidence(q, qosSelection)
+			if len(ps) != all {
+				t.Fatalf("%d passages, want the whole selection (%d)", len(ps), all)
+			}
+			if ps[0].Paragraph != 1 || ps[1].Paragraph != 1 || ps[2].Paragraph != 2 {
+				t.Errorf("paragraphs %d %d %d, want 1 1 2", ps[0].Paragraph, ps[1].Paragraph, ps[2].Paragraph)
+			}
+		})
+	}
+}
+
+func TestSelectedEvidenceAnswersThePart(t *testing.T) {
+	ix := New(testChunks)
+	tests := []struct {
+		name string
+		q    string
+		want []string // in the answer
+		not  []string // left out: the selection's parts that do not answer
+	}{
+		{
+			name: "a list with its lead-in",
+			q:    "Which reliability policy resends lost messages?",
+			want: []string{"reliability policy decides", "RELIABLE", "BEST_EFFORT"},
+			not:  []string{"named channel", "ros2 topic info"},
+		},
+		{
+			name: "a paragraph at the end",
+			q:    "What does durability give a late subscriber?",
+			want: []string{"Durability decides", "Volatile sends"},
+			not:  []string{"named channel", "RELIABLE"},
+		},
+		{
+			name: "words pointing at the selection do not count",
+			q:    "In this passage, what does durability give a late subscriber?",
+			want: []string{"Durability decides"},
+			not:  []string{"named channel"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ps := ix.SelectedEvidence(tt.q, qosSelection)
+			if len(ps) == 0 {
+				t.Fatal("the selection holds the answer but was judged insufficient")
+			}
+			var text []string
+			for _, p := range ps {
+				text = append(text, p.Text)
+			}
+			got := strings.Join(text, "\n")
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("answer lacks %q:\n%s", w, got)
+				}
+			}
+			for _, w := range tt.not {
+				if strings.Contains(got, w) {
+					t.Errorf("answer quotes %q, which does not answer:\n%s", w, got)
+				}
+			}
+		})
+	}
+}
+
+func TestSelectedEvidenceInsufficient(t *testing.T) {
+	ix := New(testChunks)
+	for _, q := range []string{
+		"How does a LiDAR measure distance?",
+		"What does this passage say about LiDAR range?",
+	} {
+		if ps := ix.SelectedEvidence(q, qosSelection); len(ps) != 0 {
+			t.Errorf("%q: the selection does not answer, but %q was quoted", q, ps[0].Text)
+		}
+	}
+}
+
+func TestReaderLines(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{
+			name: "lines copied from a rendered list",
+			in:   "Types:\nDC motors\nServo motors",
+			want: "Types:\n\nDC motors\n\nServo motors",
+		},
+		{
+			name: "sentence per line",
+			in:   "Motors turn.\nGears reduce speed.",
+			want: "Motors turn.\n\nGears reduce speed.",
+		},
+		{
+			name: "a wrapped line stays in its sentence",
+			in:   "A motor converts electrical energy\ninto motion.",
+			want: "A motor converts electrical energy\ninto motion.",
+		},
+		{
+			name: "Markdown keeps its own structure",
+			in:   "Types:\n- DC motors\n  with brushes\n- Servo motors\n\n| a | b |\n|---|---|\n| 1 | 2 |",
+			want: "Types:\n- DC motors\n  with brushes\n- Servo motors\n\n| a | b |\n|---|---|\n| 1 | 2 |",
+		},
+		{
+			name: "code is left as it is",
+			in:   "```text\nFirst line.\nSecond line.\n```",
+			want: "```text\nFirst line.\nSecond line.\n```",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := readerLines(tt.in); got != tt.want {
+				t.Errorf("readerLines(%q) =\n%q\nwant\n%q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSelectedEvidenceKeepsReaderLines(t *testing.T) {
+	ix := New(testChunks)
+	// As a browser copies a rendered page: no list markers, one line each.
+	sel := "Reliability settings:\nReliable resends lost messages\nBest effort sends once"
+	ps := ix.SelectedEvidence("What does this mean?", sel)
+	if len(ps) != 3 {
+		t.Fatalf("%d passages, want the three lines the reader saw", len(ps))
+	}
+	for i := 1; i < len(ps); i++ {
+		if ps[i].Paragraph == ps[i-1].Paragraph {
+			t.Errorf("lines %d and %d run together: %q, %q", i, i+1, ps[i-1].Text, ps[i].Text)
+		}
+	}
+}
