@@ -66,7 +66,13 @@ type doc struct {
 	// and sub-headings: a question naming them is about this chunk.
 	head   map[string]bool
 	length int
+	// prior is 1, or assessmentPrior for a chunk of a quiz or exercise:
+	// it restates the chapter's words as questions, so it matches many
+	// questions well and answers few.
+	prior float64
 }
+
+const assessmentPrior = 0.5
 
 // New builds the retrieval model of a book from its chunks.
 func New(chunks []rag.Chunk) *Index {
@@ -108,6 +114,10 @@ func New(chunks []rag.Chunk) *Index {
 			if !stopwords[t.word] {
 				d.head[t.stem] = true
 			}
+		}
+		d.prior = 1
+		if assessmentTitle(c.ChapterTitle) || assessmentTitle(c.SectionHeading) {
+			d.prior = assessmentPrior
 		}
 		ix.chapterDocs[c.ChapterPath] = append(ix.chapterDocs[c.ChapterPath], i)
 		for s := range d.terms {
@@ -479,7 +489,7 @@ func (ix *Index) retrieve(q query, k int) []rag.ScoredChunk {
 		if score[d] <= 0 {
 			continue
 		}
-		r := ranked{i: d, score: score[d] / q.total, rank: (local[d] + extra[d]) / q.total}
+		r := ranked{i: d, score: score[d] / q.total, rank: ix.docs[d].prior * (local[d] + extra[d]) / q.total}
 		if len(rs) == k && !better(r, rs[k-1]) {
 			continue
 		}
@@ -492,12 +502,25 @@ func (ix *Index) retrieve(q query, k int) []rag.ScoredChunk {
 			rs = rs[:k]
 		}
 	}
+	// A chunk's score is its coverage, discounted by how far its rank
+	// falls behind the best chunk's, and never above a better-ranked
+	// chunk's: the scores order the chunks as the ranking does, and two
+	// chunks that hold the question's words equally (a whole chapter uses
+	// them) are told apart by how much each is about them.
 	out := make([]rag.ScoredChunk, len(rs))
 	for j, r := range rs {
-		out[j] = rag.ScoredChunk{Chunk: ix.chunks[r.i], Score: round(calibrated(r.score))}
+		sc := calibrated(r.score)
+		if j > 0 {
+			sc = min(sc*(1-rankDiscount*(1-r.rank/rs[0].rank)), out[j-1].Score)
+		}
+		out[j] = rag.ScoredChunk{Chunk: ix.chunks[r.i], Score: round(sc)}
 	}
 	return out
 }
+
+// rankDiscount is the most a chunk's score loses for ranking behind the
+// best chunk.
+const rankDiscount = 0.1
 
 func round(f float64) float64 { return math.Round(f*10000) / 10000 }
 
