@@ -83,7 +83,10 @@ const (
 	secondRatio = 0.9
 	// headingBonus weighs, in ranking passages, the share of the
 	// question's information named by the passage's own heading.
-	headingBonus = 0.1
+	headingBonus = 0.2
+	// listBonus ranks up a list or table for a question that asks for
+	// several things of a kind.
+	listBonus = 0.1
 	// apiBonus ranks up a passage using an identifier made of the
 	// question's words.
 	apiBonus = 0.2
@@ -152,11 +155,13 @@ type reading struct {
 	wantsCode  bool
 	want       *regexp.Regexp // the answer type a passage must state, or nil
 	definition bool
+	wantsList  bool
 }
 
 func readQuestion(q query, question string) reading {
 	r := reading{q: q, sl: newSlots(&q), qnums: numbersIn(question), qstems: map[string]bool{},
-		wantsCode: asksForCode(question), want: answerTypeOf(question), definition: isDefinition(question)}
+		wantsCode: asksForCode(question), want: answerTypeOf(question), definition: isDefinition(question),
+		wantsList: asksForList(question)}
 	for _, t := range q.terms {
 		r.qstems[t.stem] = true
 	}
@@ -186,7 +191,11 @@ func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minS
 	if keep == selectedKeepRatio {
 		return pickStrong(units, windows, keep, minScore)
 	}
-	return quoteSections(units, windows)
+	sel := quoteSections(units, windows)
+	if r.wantsList {
+		sel = withSubsections(units, sel, windows)
+	}
+	return sel
 }
 
 // scoreUnits gives every unit its own score and works out the signals the
@@ -288,6 +297,9 @@ func (r reading) bestWindows(units []*unit, f unitFacts, keep, minScore float64)
 			}
 			if slices.Contains(f.namesAPI[i:j+1], true) {
 				rank += apiBonus
+			}
+			if r.wantsList && (u.kind == item || u.kind == row) {
+				rank += listBonus
 			}
 			// Context credit stays below 1, so 1 means the text has it. A
 			// selection must state two of the question's words itself.
@@ -398,6 +410,47 @@ const (
 	// worth at least this share of the window.
 	quoteFloor = 0.3
 )
+
+// withSubsections adds, after a quoted section that goes on in
+// sub-sections, the list of their headings: asked for several things of a
+// kind, a section that introduces them ("Gazebo supports several physics
+// engines.") names them in the headings of its parts. The list is the
+// book's own headings, quoted as a list.
+func withSubsections(units []*unit, sel []*unit, windows []window) []*unit {
+	for _, w := range windows {
+		first := units[w.from]
+		last := -1
+		for i, u := range units {
+			if keyOf(u) == keyOf(first) {
+				last = i
+			}
+		}
+		var subs []string
+		seen := map[string]bool{}
+		for _, u := range units[last+1:] {
+			if u.chunk != first.chunk || u.heading.Level <= first.heading.Level {
+				break
+			}
+			if u.heading.Level == first.heading.Level+1 && !seen[u.heading.Text] {
+				seen[u.heading.Text] = true
+				subs = append(subs, "- "+u.heading.Text)
+			}
+		}
+		if len(subs) < 2 {
+			continue
+		}
+		list := &unit{text: strings.Join(subs, "\n"), kind: item, heading: first.heading, chunk: first.chunk, pos: units[last].pos}
+		at := len(sel)
+		for k, u := range sel {
+			if u.chunk == first.chunk && u.pos > units[last].pos {
+				at = k
+				break
+			}
+		}
+		sel = slices.Insert(sel, at, list)
+	}
+	return sel
+}
 
 // blocksOf groups a section's units (indices, in order) into the blocks
 // an author writes: a list's items, a table's rows, or one sentence or
