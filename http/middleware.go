@@ -237,13 +237,20 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 	})
 }
 
-// clientIP is the connection's remote host, or the first X-Forwarded-For
-// address when the server sits behind a trusted proxy.
+// clientIP is the connection's remote host or, behind trusted proxies,
+// the address the outermost of them appended to X-Forwarded-For: the
+// TrustedProxies-th from the right. Everything left of it was written by
+// the client and proves nothing. A list shorter than that gives its
+// leftmost address.
 func (s *Server) clientIP(r *http.Request) string {
 	if s.cfg.TrustProxy {
-		if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
-			first, _, _ := strings.Cut(xff, ",")
-			if ip, err := netip.ParseAddr(strings.TrimSpace(first)); err == nil {
+		var hops []string
+		for _, v := range r.Header.Values("X-Forwarded-For") {
+			hops = append(hops, strings.Split(v, ",")...)
+		}
+		if len(hops) > 0 {
+			i := max(len(hops)-max(s.cfg.TrustedProxies, 1), 0)
+			if ip, err := netip.ParseAddr(strings.TrimSpace(hops[i])); err == nil {
 				return ip.Unmap().String()
 			}
 		}

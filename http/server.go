@@ -39,9 +39,13 @@ type Config struct {
 	// ChunksRatePerMin limits GET /api/content/chunks per client IP
 	// (DefaultConfig: 60); 0 turns the limit off.
 	ChunksRatePerMin int
-	// TrustProxy takes the client IP from the first X-Forwarded-For
-	// address instead of the connection's remote address.
+	// TrustProxy takes the client IP from X-Forwarded-For instead of the
+	// connection's remote address: the address the outermost trusted
+	// proxy appended, TrustedProxies hops from the right.
 	TrustProxy bool
+	// TrustedProxies is the number of proxies in front of the server that
+	// append to X-Forwarded-For (default 1: the rightmost address).
+	TrustedProxies int
 	// MaxBodyBytes caps request bodies (default 64 KiB); larger bodies get
 	// 413 payload_too_large.
 	MaxBodyBytes int64

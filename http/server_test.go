@@ -620,8 +620,11 @@ func TestRateLimit(t *testing.T) {
 			return env.do("GET", "/api/content/chunks?module_id=", "", remote("192.0.2.1:1"))
 		}, 429, "60"},
 		{"forwarded client is distinct", func() *httptest.ResponseRecorder {
-			return env.do("POST", "/api/chat", `{"question":"hi"}`, remote("192.0.2.1:1"), header("X-Forwarded-For", "203.0.113.9, 192.0.2.1"))
+			return env.do("POST", "/api/chat", `{"question":"hi"}`, remote("192.0.2.1:1"), header("X-Forwarded-For", "203.0.113.9"))
 		}, 200, ""},
+		{"an address the client wrote is not trusted", func() *httptest.ResponseRecorder {
+			return env.do("POST", "/api/chat", `{"question":"hi"}`, remote("198.51.100.1:1"), header("X-Forwarded-For", "10.9.8.7, 192.0.2.1"))
+		}, 429, "30"},
 		{"after 10s still limited", func() *httptest.ResponseRecorder {
 			env.clock.Advance(10 * time.Second)
 			return chat("192.0.2.1", "/api/chat")

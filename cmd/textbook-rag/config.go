@@ -30,6 +30,7 @@ type Config struct {
 	ChatRate       int
 	ChunksRate     int
 	TrustProxy     bool
+	TrustedProxies int
 	DatabaseURL    string
 	ShutdownWait   time.Duration
 
@@ -66,6 +67,7 @@ func DefaultConfig() Config {
 		AllowedOrigins:   []string{"http://localhost:3000", "http://localhost:8001"},
 		ChatRate:         30,
 		ChunksRate:       60,
+		TrustedProxies:   1,
 		ShutdownWait:     10 * time.Second,
 		Generator:        "extractive",
 		OpenAIBaseURL:    "https://api.openai.com/v1",
@@ -188,7 +190,8 @@ func (f *flags) service() {
 	f.str(&c.AdminToken, "admin-token", "TEXTBOOK_RAG_ADMIN_TOKEN", "bearer token required by /api/content/chunks (set one in production)")
 	f.int(&c.ChatRate, "rate-limit", "TEXTBOOK_RAG_RATE_LIMIT", "chat requests per minute per client IP; 0 = off")
 	f.int(&c.ChunksRate, "rate-limit-chunks", "TEXTBOOK_RAG_RATE_LIMIT_CHUNKS", "chunks requests per minute per client IP; 0 = off")
-	f.bool(&c.TrustProxy, "trust-proxy", "TEXTBOOK_RAG_TRUST_PROXY", "take the client IP from X-Forwarded-For")
+	f.bool(&c.TrustProxy, "trust-proxy", "TEXTBOOK_RAG_TRUST_PROXY", "take the client IP from X-Forwarded-For: the address the outermost trusted proxy appended")
+	f.int(&c.TrustedProxies, "trusted-proxies", "TEXTBOOK_RAG_TRUSTED_PROXIES", "with --trust-proxy: how many proxies append to X-Forwarded-For (the client IP is that many addresses from the right)")
 	f.str(&c.DatabaseURL, "database-url", "DATABASE_URL", "Postgres URL for chat history; empty = SQLite in the data directory")
 	f.duration(&c.ShutdownWait, "shutdown-timeout", "TEXTBOOK_RAG_SHUTDOWN_TIMEOUT", "how long in-flight requests may finish at shutdown")
 	f.afterParse = append(f.afterParse, func() {
@@ -210,6 +213,9 @@ func (f *flags) parse(args []string) error {
 	}
 	for _, fn := range f.afterParse {
 		fn()
+	}
+	if f.cfg.TrustedProxies < 1 {
+		return usageError{fmt.Sprintf("--trusted-proxies is %d; it must be at least 1", f.cfg.TrustedProxies)}
 	}
 	if err := f.cfg.Tutor.Validate(); err != nil {
 		return usageError{err.Error()}

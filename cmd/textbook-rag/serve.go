@@ -70,6 +70,7 @@ func openService(ctx context.Context, cfg Config, stderr io.Writer) (*service, e
 		ChatRatePerMin:   cfg.ChatRate,
 		ChunksRatePerMin: cfg.ChunksRate,
 		TrustProxy:       cfg.TrustProxy,
+		TrustedProxies:   cfg.TrustedProxies,
 		ShutdownTimeout:  cfg.ShutdownWait,
 	})
 	s.srv.Logger = app.Logger
@@ -121,6 +122,7 @@ func (s *service) logConfig(addr string) {
 		slog.Int("chat_rate_per_min", c.ChatRate),
 		slog.Int("chunks_rate_per_min", c.ChunksRate),
 		slog.Bool("trust_proxy", c.TrustProxy),
+		slog.Int("trusted_proxies", c.TrustedProxies),
 	)
 }
 
