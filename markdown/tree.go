@@ -29,11 +29,27 @@ type Tree struct {
 	// Modules are the folders that hold chapters, at whatever depth, in
 	// sidebar order.
 	Modules []*Module
+
+	folders map[string]*folder
+}
+
+// ErrNoChapters is the error of a book without a page to read.
+var ErrNoChapters = errors.New("the book has no .md or .mdx chapters")
+
+// FolderPosition is a folder's sidebar position (its _category_.json
+// position, its index page's, or its number prefix); folders without one
+// come last.
+func (t *Tree) FolderPosition(dir string) float64 {
+	if f := t.folders[dir]; f != nil {
+		return f.position
+	}
+	return noPosition
 }
 
 // Module is a folder of the book that holds chapters.
 type Module struct {
 	ID       string // the folder's path under the book root
+	Route    string // the folder's page path: its names without number prefixes
 	Title    string // _category_.json label, else the index page's title, else the folder name
 	Position float64
 	// Index is the page that introduces the module (index.md, README.md
@@ -80,7 +96,7 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 		return nil, err
 	}
 	if len(pages) == 0 {
-		return nil, errors.New("the book has no .md or .mdx chapters")
+		return nil, ErrNoChapters
 	}
 	sort.Strings(pages)
 	hash := sha256.New()
@@ -105,13 +121,13 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 		chapters = append(chapters, newChapter(p, b))
 	}
 	if len(chapters) == 0 {
-		return nil, errors.New("the book has no readable .md or .mdx chapters")
+		return nil, fmt.Errorf("%w that could be read", ErrNoChapters)
 	}
 	folders, err := readFolders(fsys, chapters, categories, hash, opts.MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
-	t := &Tree{Title: "Textbook"}
+	t := &Tree{Title: "Textbook", folders: folders}
 	assignModules(t, chapters, folders)
 	identify(t.Chapters, opts)
 	for _, c := range t.Chapters {
@@ -267,7 +283,7 @@ func assignModules(t *Tree, chapters []*Chapter, folders map[string]*folder) {
 		m := modules[d]
 		if m == nil {
 			f := folders[d]
-			m = &Module{ID: d, Title: f.title, Position: f.position}
+			m = &Module{ID: d, Route: stripPathPrefixes(d), Title: f.title, Position: f.position}
 			modules[d] = m
 			t.Modules = append(t.Modules, m)
 		}
@@ -295,7 +311,7 @@ func assignModules(t *Tree, chapters []*Chapter, folders map[string]*folder) {
 			if pa != pb {
 				return pa < pb
 			}
-			return a[k] < b[k]
+			return NaturalLess(a[k], b[k])
 		}
 		return len(a) < len(b)
 	})
@@ -314,7 +330,7 @@ func assignModules(t *Tree, chapters []*Chapter, folders map[string]*folder) {
 }
 
 // sortChapters puts index pages first, then orders by sidebar position
-// and path.
+// and path ("chapter-9" before "chapter-10").
 func sortChapters(cs []*Chapter) {
 	sort.SliceStable(cs, func(i, j int) bool {
 		a, b := cs[i], cs[j]
@@ -324,8 +340,38 @@ func sortChapters(cs []*Chapter) {
 		if a.Position != b.Position {
 			return a.Position < b.Position
 		}
-		return a.File < b.File
+		return NaturalLess(a.File, b.File)
 	})
+}
+
+// NaturalLess orders names with numbers as a reader does: "chapter-2"
+// before "chapter-10".
+func NaturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := leadingDigits(a), leadingDigits(b)
+		if da != "" && db != "" {
+			na, _ := strconv.ParseFloat(da, 64)
+			nb, _ := strconv.ParseFloat(db, 64)
+			if na != nb {
+				return na < nb
+			}
+			a, b = a[len(da):], b[len(db):]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func leadingDigits(s string) string {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return s[:i]
 }
 
 // identify gives each chapter its id and page route, unique in the book.

@@ -25,7 +25,7 @@ var markdown = goldmark.New(
 // Docusaurus site gives them, so /docs/<module>/<chapter>#<anchor> links
 // land where they should; links between chapters are pointed at /docs.
 func (b *book) render(c *chapter) error {
-	src := c.source
+	src := c.Body
 	doc := markdown.Parser().Parse(text.NewReader(src))
 	slugs := chunker.Slugger{}
 	// Custom ids are taken first so generated ones never collide with them.
@@ -76,12 +76,8 @@ func (b *book) rewriteLink(c *chapter, dest string) string {
 		frag = "#" + frag
 	}
 	if strings.HasPrefix(target, "/") {
-		route := strings.Trim(strings.TrimPrefix(target, "/docs/"), "/")
-		if t, ok := b.byRoute[route]; ok {
+		if t := b.find(strings.Trim(strings.TrimPrefix(target, "/docs/"), "/")); t != nil {
 			return t.URL + frag
-		}
-		if m, ok := b.modules[route]; ok && len(m.Chapters) > 0 {
-			return moduleLanding(m).URL + frag
 		}
 		return dest
 	}
@@ -93,15 +89,19 @@ func (b *book) rewriteLink(c *chapter, dest string) string {
 	return dest
 }
 
-// moduleLanding is the page /docs/<module> shows: its index chapter, else
-// its first chapter.
-func moduleLanding(m *module) *chapter {
-	for _, c := range m.Chapters {
-		if c.isIndex() {
-			return c
-		}
+// find is the page a path under /docs names: a page's path, a page's id,
+// or a module's folder (its landing page).
+func (b *book) find(route string) *chapter {
+	if c, ok := b.byRoute[route]; ok {
+		return c
 	}
-	return m.Chapters[0]
+	if c, ok := b.aliases[route]; ok {
+		return c
+	}
+	if m, ok := b.modules[route]; ok {
+		return m.landing
+	}
+	return nil
 }
 
 // Slug is the Docusaurus heading anchor of a heading's text (before

@@ -95,8 +95,7 @@ func New(bookFS fs.FS, opts Options) (*Handler, error) {
 	h.mux.HandleFunc("GET /widget.js", h.serveWidget)
 	h.mux.HandleFunc("GET /{$}", h.serveHome)
 	h.mux.HandleFunc("GET /docs", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/", http.StatusFound) })
-	h.mux.HandleFunc("GET /docs/{chapter}", h.serveChapter)
-	h.mux.HandleFunc("GET /docs/{module}/{chapter}", h.serveChapter)
+	h.mux.HandleFunc("GET /docs/{route...}", h.serveChapter)
 	h.mux.HandleFunc("GET /", h.serveNotFound)
 	return h, nil
 }
@@ -149,21 +148,23 @@ func (h *Handler) serveHome(w http.ResponseWriter, r *http.Request) {
 		h.writePage(w, r, http.StatusOK, pageData{PageTitle: "Welcome", Welcome: true})
 		return
 	}
+	if c, ok := h.book.byRoute[""]; ok {
+		h.writeChapter(w, r, c) // the page a site shows at its docs root
+		return
+	}
 	h.writeChapter(w, r, h.book.chapters[0])
 }
 
+// serveChapter serves a page at its path under /docs; a page's id or its
+// module's folder redirects there.
 func (h *Handler) serveChapter(w http.ResponseWriter, r *http.Request) {
-	module, id := r.PathValue("module"), r.PathValue("chapter")
-	route := id
-	if module != "" {
-		route = module + "/" + id
-	}
+	route := strings.Trim(r.PathValue("route"), "/")
 	if c, ok := h.book.byRoute[route]; ok {
 		h.writeChapter(w, r, c)
 		return
 	}
-	if m, ok := h.book.modules[id]; ok && module == "" && len(m.Chapters) > 0 {
-		http.Redirect(w, r, moduleLanding(m).URL, http.StatusFound)
+	if c := h.book.find(route); c != nil {
+		http.Redirect(w, r, c.URL, http.StatusFound)
 		return
 	}
 	h.serveNotFound(w, r)

@@ -120,7 +120,7 @@ func TestRoutes(t *testing.T) {
 		{"root chapter", "/docs/intro", 200, "text/html", []string{"Robots sense and act."}},
 		{"module chapter by front-matter id", "/docs/module-1/chapter-2-topics", 200, "text/html", []string{`id="publishers--subscribers"`}},
 		{"chapter without id uses the file stem", "/docs/module-1/overview", 200, "text/html", []string{"Module overview"}},
-		{"index chapter", "/docs/module-2/index", 200, "text/html", []string{"Simulation intro."}},
+		{"index chapter at its folder's path", "/docs/module-2", 200, "text/html", []string{"Simulation intro."}},
 		{"file name is not the route when the id differs", "/docs/module-1/topics", 404, "text/html", []string{"Page not found"}},
 		{"unknown chapter", "/docs/module-1/nope", 404, "text/html", []string{"Page not found"}},
 		{"unknown path", "/nope", 404, "text/html", []string{"Page not found"}},
@@ -148,10 +148,18 @@ func TestRoutes(t *testing.T) {
 	}
 }
 
-func TestModuleRedirect(t *testing.T) {
-	res, _ := get(t, newHandler(t), "/docs/module-2")
-	if res.StatusCode != http.StatusFound || res.Header.Get("Location") != "/docs/module-2/index" {
-		t.Fatalf("got %d to %q", res.StatusCode, res.Header.Get("Location"))
+// A page's id (the form older links used) and a module's folder redirect
+// to the page's path.
+func TestRedirects(t *testing.T) {
+	h := newHandler(t)
+	for from, to := range map[string]string{
+		"/docs/module-2/index": "/docs/module-2",
+		"/docs/module-1":       "/docs/module-1/overview", // no index page: the first chapter
+	} {
+		res, _ := get(t, h, from)
+		if res.StatusCode != http.StatusFound || res.Header.Get("Location") != to {
+			t.Errorf("%s: got %d to %q, want %s", from, res.StatusCode, res.Header.Get("Location"), to)
+		}
 	}
 }
 
@@ -274,13 +282,20 @@ func TestEmptyBook(t *testing.T) {
 	}
 }
 
+// Two pages with one id (Docusaurus refuses to build such a site) are both
+// served, the second at its file path, as the chunker names them.
 func TestDuplicateRoutes(t *testing.T) {
-	_, err := web.New(fstest.MapFS{
-		"m/a.md": {Data: []byte("---\nid: same\n---\n# A")},
-		"m/b.md": {Data: []byte("---\nid: same\n---\n# B")},
+	h, err := web.New(fstest.MapFS{
+		"m/a.md": {Data: []byte("---\nid: same\n---\n# A\n\nPage a.")},
+		"m/b.md": {Data: []byte("---\nid: same\n---\n# B\n\nPage b.")},
 	}, web.Options{})
-	if err == nil {
-		t.Fatal("two chapters with one route: want an error")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"/docs/m/same": "Page a.", "/docs/m/b": "Page b."} {
+		if res, body := get(t, h, path); res.StatusCode != 200 || !strings.Contains(body, want) {
+			t.Errorf("%s: %d, want %q", path, res.StatusCode, want)
+		}
 	}
 }
 
@@ -324,8 +339,8 @@ func TestSharedCorpus(t *testing.T) {
 }
 
 // Docusaurus takes a folder's README.md, like its index.md, as the page
-// that introduces the module: its title names the module and /docs/<module>
-// lands on it.
+// that introduces the module: its title names the module and it is the
+// page at /docs/<module>.
 func TestReadmeIsModuleIndex(t *testing.T) {
 	h, err := web.New(fstest.MapFS{
 		"tools/README.md":  {Data: []byte("# Garden Tools\n\nGrippers and sprayers.\n")},
@@ -334,11 +349,11 @@ func TestReadmeIsModuleIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, _ := get(t, h, "/docs/tools")
-	if res.StatusCode != http.StatusFound || res.Header.Get("Location") != "/docs/tools/README" {
-		t.Errorf("/docs/tools: got %d to %q, want the README", res.StatusCode, res.Header.Get("Location"))
+	res, body := get(t, h, "/docs/tools")
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, "Grippers and sprayers.") {
+		t.Errorf("/docs/tools: got %d, want the README", res.StatusCode)
 	}
-	_, body := get(t, h, "/docs/tools/gripper")
+	_, body = get(t, h, "/docs/tools/gripper")
 	if !strings.Contains(body, "Garden Tools") {
 		t.Error("the module is not titled after its README")
 	}
