@@ -43,7 +43,7 @@ func TestEnglishWordList(t *testing.T) {
 // A book whose vocabulary lies one or two edits from common words.
 var repairChunks = []rag.Chunk{
 	{ID: "perception", ChapterPath: "robot/perception", SectionHeading: "Perception", Text: "Perception turns camera images into a model of the world. Think of a movie studio: each camera films one part of the set and the director cuts them into one scene. Weak Wi-Fi reception delays the images."},
-	{ID: "position", ChapterPath: "robot/position", SectionHeading: "Joint Position", Text: "An encoder reports the position of each joint. Send a command to move the joint to a new position."},
+	{ID: "position", ChapterPath: "robot/position", SectionHeading: "Joint Position", Text: "An encoder reports the position of each joint. Send a command to move the joint to a new position. The encoder readout is sampled at 1 kHz."},
 	{ID: "impedance", ChapterPath: "robot/impedance", SectionHeading: "Impedance Control", Text: "Impedance control makes a joint behave like a spring. Calibrate the sensors before you tune the stiffness."},
 }
 
@@ -63,6 +63,8 @@ func TestSpellingRepair(t *testing.T) {
 		{word: "inception", want: "inception"},
 		{word: "cook", want: "cook"},
 		{word: "deposition", want: "deposition"},
+		// Nor is a word whose first letter differs from the book word's.
+		{word: "breakout", want: "breakout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.word, func(t *testing.T) {

@@ -290,8 +290,8 @@ func splitLetterDigit(w string) []string {
 }
 
 // correct finds the book word a misspelt word most likely meant: within
-// one edit for words of 5-7 letters, two for longer ones, preferring the
-// more frequent book word. Short words are never corrected: too many
+// one edit for words of 5-7 letters, two for longer ones, with the same
+// first letter, preferring the more frequent book word. Short words are never corrected: too many
 // unrelated words lie one edit apart.
 func (ix *Index) correct(w string) (string, bool) {
 	if c, ok := ix.corrections.Load(w); ok {
@@ -318,7 +318,10 @@ func (ix *Index) findCorrection(w string) (string, bool) {
 	best, bestDF := "", 0
 	for ll := l - maxd; ll <= l+maxd; ll++ {
 		for _, c := range ix.byLen[ll] {
-			if c[0] != w[0] && maxd == 1 {
+			// Typing slips rarely change a word's first letter; a word
+			// that differs there ("pybullet"/"bullet", "breakout"/
+			// "readout") is another word, not a slip.
+			if c[0] != w[0] {
 				continue
 			}
 			// A one-letter substitution in a short word usually makes
