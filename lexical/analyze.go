@@ -26,7 +26,9 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // parts, so a reader who types "check urdf" still meets the command.
 // Decimal numbers keep their point ("0.5"); a hyphen between digits
 // ("10-50") splits, as readers write ranges many ways. Possessives and
-// short contractions ("robot's", "don't") drop their tail.
+// short contractions ("robot's", "don't") drop their tail. A Greek letter
+// standing alone is read as its name: a book writes α, a reader types
+// "alpha".
 func tokenize(text string) []token {
 	var out []token
 	runes := []rune(text)
@@ -55,6 +57,9 @@ func tokenize(text string) []token {
 		}
 		raw := runes[i:j]
 		word := strings.ToLower(string(raw))
+		if name, ok := greekNames[word]; ok {
+			word = name
+		}
 		out = appendWord(out, word)
 		// camelCase and PascalCase identifiers also yield their words:
 		// "ImuPublisher" is about publishers.
@@ -94,6 +99,17 @@ func camelParts(rs []rune) []string {
 	}
 	return append(parts, strings.ToLower(string(rs[start:])))
 }
+
+// greekNames names the lower-case Greek letters (capitals are lower-cased
+// first; final sigma is sigma).
+var greekNames = func() map[string]string {
+	names := strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma sigma tau upsilon phi chi psi omega")
+	m := map[string]string{}
+	for i, n := range names {
+		m[string(rune('α'+i))] = n
+	}
+	return m
+}()
 
 func appendWord(out []token, w string) []token {
 	out = append(out, token{word: w, stem: stem(w)})

@@ -18,6 +18,7 @@ func TestTokenize(t *testing.T) {
 		{"possessive", "the robot's arm doesn't", []string{"the", "robot", "arm", "doesn"}},
 		{"flag", "use --verbose", []string{"use", "verbose"}},
 		{"unicode", "Größe 1.8°", []string{"größe", "1.8"}},
+		{"greek letters", "If α is 0.9, Δt grows; Ω", []string{"if", "alpha", "is", "0.9", "δt", "grows", "omega"}},
 		{"camel case", "class ImuPublisher(Node)", []string{"class", "imupublisher", "imu", "publisher", "node"}},
 	}
 	for _, tt := range tests {
