@@ -409,6 +409,10 @@ func RunConfig(t *testing.T, baseURL, dir string, cfg Config) {
 	if !h.Refusal {
 		t.Error("scenario 4: the reloaded refusal is not styled as a refusal")
 	}
+	if got := Eval[[]string](b, `Array.from(R.querySelectorAll(".msg.user .quote")).map(q => q.textContent)`); len(got) != 1 || got[0] == "" ||
+		!strings.HasPrefix(strings.Join(strings.Fields(selected), " "), strings.TrimSuffix(got[0], "…")) {
+		t.Errorf("scenario 4: after reload the quotes are %q, want the selection question's alone (%q)", got, selected)
+	}
 	if n := Eval[int](b, `Array.from(R.querySelectorAll(".msg.assistant .sources a")).filter(a => a.href === `+jsString(source)+`).length`); n == 0 {
 		t.Error("scenario 4: the reloaded answer lost its source link")
 	}
