@@ -212,17 +212,23 @@ func (s *Server) record(r *http.Request, req rag.ChatRequest, resp rag.ChatRespo
 	if !a.CreatedAt.After(q.CreatedAt) {
 		a.CreatedAt = q.CreatedAt.Add(time.Microsecond)
 	}
-	if err := s.History.AppendExchange(r.Context(), req.SessionID, q, a); err != nil {
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HistoryTimeout)
+	defer cancel()
+	if err := s.History.AppendExchange(ctx, req.SessionID, q, a); err != nil {
 		return historyError(err)
 	}
 	return nil
 }
 
-// historyError keeps cancellation visible and hides everything else behind
-// internal_error: an answer that was not recorded is never returned.
+// historyError keeps cancellation visible, makes a missed deadline 503
+// unavailable and hides everything else behind internal_error: an answer
+// that was not recorded is never returned.
 func historyError(err error) error {
-	if errors.Is(err, context.Canceled) {
+	switch {
+	case errors.Is(err, context.Canceled):
 		return err
+	case errors.Is(err, context.DeadlineExceeded):
+		return rag.WrapError(rag.EUNAVAILABLE, "The chat history did not answer in time; please try again.", err)
 	}
 	return rag.WrapError(rag.EINTERNAL, "The answer could not be saved to the chat history.", err)
 }

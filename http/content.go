@@ -43,10 +43,15 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, e)
 		return
 	}
-	msgs, err := s.History.Messages(r.Context(), id.String())
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HistoryTimeout)
+	defer cancel()
+	msgs, err := s.History.Messages(ctx, id.String())
 	if err != nil {
-		if rag.ErrorCode(err) == rag.ENOTFOUND {
+		switch {
+		case rag.ErrorCode(err) == rag.ENOTFOUND:
 			err = rag.WrapError(rag.ENOTFOUND, "No chat session has this id.", err)
+		case errors.Is(err, context.DeadlineExceeded):
+			err = rag.WrapError(rag.EUNAVAILABLE, "The chat history did not answer in time; please try again.", err)
 		}
 		s.writeError(w, r, err)
 		return

@@ -54,6 +54,11 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// HealthTimeout bounds each health check's Ping (default 2s).
 	HealthTimeout time.Duration
+	// HistoryTimeout bounds each chat-history call, the write of an
+	// exchange and the read of a session (default 5s). A write that
+	// misses it is a 503 unavailable, and the exchange is written whole
+	// or not at all.
+	HistoryTimeout time.Duration
 }
 
 // Defaults.
@@ -62,6 +67,7 @@ const (
 	DefaultMaxBodyBytes    = 64 << 10
 	DefaultShutdownTimeout = 10 * time.Second
 	DefaultHealthTimeout   = 2 * time.Second
+	DefaultHistoryTimeout  = 5 * time.Second
 	DefaultChatRatePerMin  = 30
 	DefaultChunksRate      = 60
 )
@@ -80,6 +86,7 @@ func DefaultConfig() Config {
 		MaxBodyBytes:     DefaultMaxBodyBytes,
 		ShutdownTimeout:  DefaultShutdownTimeout,
 		HealthTimeout:    DefaultHealthTimeout,
+		HistoryTimeout:   DefaultHistoryTimeout,
 	}
 }
 
@@ -136,6 +143,9 @@ func NewServer(cfg Config) *Server {
 	}
 	if cfg.HealthTimeout <= 0 {
 		cfg.HealthTimeout = DefaultHealthTimeout
+	}
+	if cfg.HistoryTimeout <= 0 {
+		cfg.HistoryTimeout = DefaultHistoryTimeout
 	}
 	return &Server{
 		Logger:  slog.New(slog.NewJSONHandler(os.Stderr, nil)),

@@ -35,6 +35,11 @@ type History struct {
 
 var _ rag.History = (*History)(nil)
 
+// DefaultConnectTimeout bounds each new connection when the URL sets no
+// connect_timeout: a server that accepts nothing would otherwise hold a
+// caller until the operating system gives up.
+const DefaultConnectTimeout = 10 * time.Second
+
 // Open connects to databaseURL through a pgx pool and applies the
 // migrations the database has not seen yet. The URL's pool_max_conns
 // parameter bounds the number of connections (pgxpool's default: the
@@ -44,6 +49,9 @@ func Open(ctx context.Context, databaseURL string) (*History, error) {
 	if err != nil {
 		// pgx keeps passwords out of its parse errors.
 		return nil, fmt.Errorf("open postgres history: %w", err)
+	}
+	if config.ConnConfig.ConnectTimeout == 0 {
+		config.ConnConfig.ConnectTimeout = DefaultConnectTimeout
 	}
 	p, err := pgxpool.NewWithConfig(ctx, config)
 	if err != nil {

@@ -59,11 +59,21 @@ type History struct {
 
 // writeReq is one exchange waiting for the writer.
 type writeReq struct {
-	ctx  context.Context
 	sid  string
 	rows [2]rag.StoredMessage
-	done chan error
+	done chan error // buffered: the writer never waits for the caller
+	// state moves from queued to taken (by the writer, once its
+	// transaction holds the write lock) or to abandoned (by a caller whose
+	// context ended first), never both: an abandoned exchange is never
+	// written.
+	state atomic.Int32
 }
+
+const (
+	queued int32 = iota
+	taken
+	abandoned
+)
 
 // maxBatch bounds the exchanges committed together.
 const maxBatch = 64
@@ -182,44 +192,46 @@ func (h *History) batch(first *writeReq) []*writeReq {
 // they are queued, so a batch nearly always goes in whole; when an insert
 // fails anyway (a reused message id), the batch is rolled back and each
 // exchange is written in a transaction of its own, so that a bad one does
-// not take its neighbours down. An exchange whose caller gave up before it
-// started is not written.
+// not take its neighbours down. Exchanges are taken only once the
+// transaction holds SQLite's write lock, which may mean waiting for
+// another process: one whose caller gave up by then is not written.
 func (h *History) commit(batch []*writeReq) {
-	errs := make([]error, len(batch))
-	var live []int
-	for i, r := range batch {
-		if err := r.ctx.Err(); err != nil {
-			errs[i] = err
-		} else {
-			live = append(live, i)
-		}
-	}
-	switch {
-	case len(live) == 1:
-		errs[live[0]] = h.write(batch[live[0] : live[0]+1])
-	case len(live) > 1:
-		var reqs []*writeReq
-		for _, i := range live {
-			reqs = append(reqs, batch[i])
-		}
-		if err := h.write(reqs); err != nil {
-			for _, i := range live {
-				errs[i] = h.write(batch[i : i+1])
-			}
-		}
-	}
-	for i, r := range batch {
-		r.done <- errs[i]
-	}
-}
-
-// write inserts the exchanges in one transaction: all or none.
-func (h *History) write(reqs []*writeReq) error {
 	ctx := context.Background()
 	tx, err := h.db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		for _, r := range batch {
+			r.done <- err
+		}
+		return
 	}
+	var live []*writeReq
+	for _, r := range batch {
+		if r.state.CompareAndSwap(queued, taken) {
+			live = append(live, r)
+		}
+	}
+	if len(live) == 0 {
+		tx.Rollback()
+		return
+	}
+	err = h.insert(ctx, tx, live)
+	if err == nil || len(live) == 1 {
+		for _, r := range live {
+			r.done <- err
+		}
+		return
+	}
+	for _, r := range live {
+		tx, err := h.db.BeginTx(ctx, nil)
+		if err == nil {
+			err = h.insert(ctx, tx, []*writeReq{r})
+		}
+		r.done <- err
+	}
+}
+
+// insert writes the exchanges in tx and commits: all or none.
+func (h *History) insert(ctx context.Context, tx *sql.Tx, reqs []*writeReq) error {
 	defer tx.Rollback()
 	session := tx.StmtContext(ctx, h.insertSession)
 	exchange := tx.StmtContext(ctx, h.insertExchange)
@@ -348,7 +360,10 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 	if h.closed.Load() {
 		return fmt.Errorf("append exchange %s: %w", sid, errClosed)
 	}
-	req := &writeReq{ctx: ctx, sid: sid, rows: rows, done: make(chan error, 1)}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("append exchange %s: %w", sid, err)
+	}
+	req := &writeReq{sid: sid, rows: rows, done: make(chan error, 1)}
 	select {
 	case h.writes <- req:
 	case <-ctx.Done():
@@ -356,11 +371,22 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 	case <-h.stopped:
 		return fmt.Errorf("append exchange %s: %w", sid, errClosed)
 	}
-	// Once queued, wait for the outcome even if ctx ends: the writer
-	// skips a request whose ctx ended before it started, and a started
-	// one is either written whole or not at all — the caller must know.
+	// When ctx ends first (a deadline, a client gone), the exchange is
+	// abandoned if the writer has not taken it: it will not be written.
+	// If it was taken, it is written whole or not at all, and the caller
+	// still learns only that it gave up.
 	select {
 	case err = <-req.done:
+	case <-ctx.Done():
+		select {
+		case err = <-req.done:
+		default:
+			if req.state.CompareAndSwap(queued, abandoned) {
+				err = fmt.Errorf("%w (not written)", ctx.Err())
+			} else {
+				err = fmt.Errorf("%w (its write had begun)", ctx.Err())
+			}
+		}
 	case <-h.stopped:
 		// Close raced with this request: it was written or it never will be.
 		select {

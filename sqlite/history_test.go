@@ -462,7 +462,7 @@ func TestCommitBatchWithBadExchange(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		batch = append(batch, &writeReq{ctx: ctx, sid: sid, rows: rows, done: make(chan error, 1)})
+		batch = append(batch, &writeReq{sid: sid, rows: rows, done: make(chan error, 1)})
 	}
 	h.commit(batch)
 	for i, r := range batch {

@@ -33,6 +33,7 @@ type Config struct {
 	TrustedProxies int
 	DatabaseURL    string
 	ShutdownWait   time.Duration
+	HistoryTimeout time.Duration
 
 	// Production backends (see README "Production backends").
 	Embedder         string // "" (built-in lexical) or "openai"
@@ -69,6 +70,7 @@ func DefaultConfig() Config {
 		ChunksRate:       60,
 		TrustedProxies:   1,
 		ShutdownWait:     10 * time.Second,
+		HistoryTimeout:   5 * time.Second,
 		Generator:        "extractive",
 		OpenAIBaseURL:    "https://api.openai.com/v1",
 		EmbeddingModel:   "text-embedding-3-small",
@@ -193,6 +195,7 @@ func (f *flags) service() {
 	f.bool(&c.TrustProxy, "trust-proxy", "TEXTBOOK_RAG_TRUST_PROXY", "take the client IP from X-Forwarded-For: the address the outermost trusted proxy appended")
 	f.int(&c.TrustedProxies, "trusted-proxies", "TEXTBOOK_RAG_TRUSTED_PROXIES", "with --trust-proxy: how many proxies append to X-Forwarded-For (the client IP is that many addresses from the right)")
 	f.str(&c.DatabaseURL, "database-url", "DATABASE_URL", "Postgres URL for chat history; empty = SQLite in the data directory")
+	f.duration(&c.HistoryTimeout, "history-timeout", "TEXTBOOK_RAG_HISTORY_TIMEOUT", "time limit of one chat-history write or read; past it the request is 503 unavailable")
 	f.duration(&c.ShutdownWait, "shutdown-timeout", "TEXTBOOK_RAG_SHUTDOWN_TIMEOUT", "how long in-flight requests may finish at shutdown")
 	f.afterParse = append(f.afterParse, func() {
 		c.AllowedOrigins = nil
@@ -213,6 +216,9 @@ func (f *flags) parse(args []string) error {
 	}
 	for _, fn := range f.afterParse {
 		fn()
+	}
+	if f.cfg.HistoryTimeout <= 0 {
+		return usageError{fmt.Sprintf("--history-timeout is %s; it must be positive", f.cfg.HistoryTimeout)}
 	}
 	if f.cfg.TrustedProxies < 1 {
 		return usageError{fmt.Sprintf("--trusted-proxies is %d; it must be at least 1", f.cfg.TrustedProxies)}

@@ -72,6 +72,7 @@ func openService(ctx context.Context, cfg Config, stderr io.Writer) (*service, e
 		TrustProxy:       cfg.TrustProxy,
 		TrustedProxies:   cfg.TrustedProxies,
 		ShutdownTimeout:  cfg.ShutdownWait,
+		HistoryTimeout:   cfg.HistoryTimeout,
 	})
 	s.srv.Logger = app.Logger
 	app.Tutor.Generator = s.srv.Metrics.CountGenerator(app.Tutor.Generator)
@@ -123,6 +124,7 @@ func (s *service) logConfig(addr string) {
 		slog.Int("chunks_rate_per_min", c.ChunksRate),
 		slog.Bool("trust_proxy", c.TrustProxy),
 		slog.Int("trusted_proxies", c.TrustedProxies),
+		slog.Duration("history_timeout", c.HistoryTimeout),
 	)
 }
 

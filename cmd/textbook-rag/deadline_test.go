@@ -1,0 +1,124 @@
+package main
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/textbook-rag/rag/internal/stallproxy"
+	"github.com/textbook-rag/rag/postgres/pgtest"
+)
+
+// staller makes the history store stop answering and answer again.
+type staller struct {
+	edit           func(*Config)
+	stall, unstall func(t *testing.T)
+}
+
+// sqliteStaller holds the history file's write lock from another
+// connection, as another process could.
+func sqliteStaller() staller {
+	var lock *sql.Tx
+	var data string
+	return staller{
+		edit: func(c *Config) { data = c.Data },
+		stall: func(t *testing.T) {
+			db, err := sql.Open("sqlite", filepath.Join(data, "history.db")+"?_txlock=immediate")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			if lock, err = db.Begin(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := lock.Exec("DELETE FROM chat_sessions WHERE id = 'none'"); err != nil {
+				t.Fatal(err)
+			}
+		},
+		unstall: func(t *testing.T) { lock.Rollback() },
+	}
+}
+
+// postgresStaller puts a proxy that can hold every byte between the
+// service and Postgres.
+func postgresStaller(t *testing.T) staller {
+	u, err := url.Parse(pgtest.SchemaURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := stallproxy.Start(u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	u.Host = p.Addr()
+	return staller{
+		edit:    func(c *Config) { c.DatabaseURL = u.String() },
+		stall:   func(*testing.T) { p.Stall() },
+		unstall: func(*testing.T) { p.Resume() },
+	}
+}
+
+// A history store that stops answering costs a chat request the history
+// deadline: 503 unavailable (an error event on a started stream), nothing
+// written, and the service answers again once the store does.
+func TestServeHistoryDeadline(t *testing.T) {
+	stores := map[string]func(t *testing.T) staller{
+		"sqlite":   func(*testing.T) staller { return sqliteStaller() },
+		"postgres": postgresStaller,
+	}
+	for name, mk := range stores {
+		t.Run(name, func(t *testing.T) {
+			st := mk(t)
+			base, _ := startService(t, func(c *Config) {
+				c.HistoryTimeout = 300 * time.Millisecond
+				st.edit(c)
+			})
+			sid := uuid.NewString()
+			body := fmt.Sprintf(`{"question":"What is a ROS 2 topic?","session_id":%q}`, sid)
+
+			st.stall(t)
+			// Without a deadline the request would wait for the store; let
+			// it answer again in the end so that such a failure is reported.
+			safety := time.AfterFunc(15*time.Second, func() { st.unstall(t) })
+			resp, data := postJSON(t, base+"/api/chat", body)
+			var e struct{ Error, Message string }
+			json.Unmarshal(data, &e)
+			if resp.StatusCode != 503 || e.Error != "unavailable" || e.Message == "" {
+				t.Errorf("chat with a stalled history: %d %s, want 503 unavailable", resp.StatusCode, data)
+			}
+			sresp, err := http.Post(base+"/api/chat/stream", "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			events, _ := io.ReadAll(sresp.Body)
+			sresp.Body.Close()
+			if !strings.Contains(string(events), "event: error\ndata: {\"error\":\"unavailable\"") || strings.Contains(string(events), "event: done") {
+				t.Errorf("stream with a stalled history:\n%s", events)
+			}
+			safety.Stop()
+			st.unstall(t)
+
+			mresp, err := http.Get(base + "/api/chat/sessions/" + sid + "/messages")
+			if err != nil {
+				t.Fatal(err)
+			}
+			mresp.Body.Close()
+			if mresp.StatusCode != 404 {
+				t.Errorf("after the stall the session exists (status %d): something was written", mresp.StatusCode)
+			}
+			if resp, data := postJSON(t, base+"/api/chat", body); resp.StatusCode != 200 {
+				t.Errorf("after the stall: %d %s", resp.StatusCode, data)
+			}
+		})
+	}
+}
