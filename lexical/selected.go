@@ -159,7 +159,8 @@ func selectionPassages(units []*unit) []rag.Passage {
 func (ix *Index) withoutPointers(q query, question string) query {
 	pointers := map[string]bool{}
 	for _, t := range tokenize(question) {
-		if !selectionWords[t.word] {
+		// A part of a compound ("16-bit") is the compound's, not a pointer.
+		if t.part || !selectionWords[t.word] {
 			continue
 		}
 		for _, qt := range ix.resolve(t) {

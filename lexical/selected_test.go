@@ -90,6 +90,24 @@ func TestSelectedEvidenceAnswersThePart(t *testing.T) {
 	}
 }
 
+func TestWithoutPointers(t *testing.T) {
+	ix := New(testChunks)
+	tests := map[string][]string{
+		"What does this mean?":                           nil,
+		"Explain the reliability policy in this passage": {"reliabl", "polici"},
+		"What does 16-bit mean in this sentence?":        {"16-bit", "16", "bit"},
+	}
+	for question, want := range tests {
+		var got []string
+		for _, term := range ix.withoutPointers(ix.analyze(question), question).terms {
+			got = append(got, term.stem)
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%q: terms %q, want %q", question, got, want)
+		}
+	}
+}
+
 func TestSelectedEvidenceInsufficient(t *testing.T) {
 	ix := New(testChunks)
 	for _, q := range []string{
