@@ -35,6 +35,9 @@ func StripMDX(body []byte) []byte {
 	out := make([]string, 0, len(lines)+8)
 	fence, dropFence := "", false
 	quizDepth := 0
+	// Statements and tags are looked for over several lines only past
+	// the lines a failed look covered, so the work stays linear.
+	scanned := -1
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
 		if fence != "" {
@@ -59,8 +62,15 @@ func StripMDX(body []byte) []byte {
 			quizDepth += quizNesting(line)
 			continue
 		}
-		if mdxImport.MatchString(line) || mdxImportTop.MatchString(line) || mdxExport.MatchString(line) {
-			i = statementEnd(lines, i)
+		if mdxImport.MatchString(line) {
+			continue
+		}
+		if i > scanned && (mdxImportTop.MatchString(line) || mdxExport.MatchString(line)) {
+			end, ok := statementEnd(lines, i)
+			if !ok {
+				scanned = end
+			}
+			i = end
 			continue
 		}
 		if m := admonition.FindStringSubmatch(line); m != nil {
@@ -72,11 +82,14 @@ func StripMDX(body []byte) []byte {
 			}
 			continue
 		}
-		if m := tagStart.FindStringSubmatch(line); m != nil {
+		if m := tagStart.FindStringSubmatch(line); m != nil && i > scanned {
 			// A tag whose attributes run over several lines is dropped
 			// whole; a quiz component with everything inside it.
-			end, col, selfClosed := tagEnd(lines, i)
-			if end > i || quizTag.MatchString(m[1]) {
+			end, col, selfClosed, ok := tagEnd(lines, i)
+			if !ok {
+				scanned = end
+			}
+			if ok && (end > i || quizTag.MatchString(m[1])) {
 				if quizTag.MatchString(m[1]) && !selfClosed {
 					quizDepth = 1 + quizNesting(lines[end][min(col+1, len(lines[end])):])
 				}
@@ -96,33 +109,42 @@ func StripMDX(body []byte) []byte {
 }
 
 // statementEnd finds the last line of an import or export that starts at
-// line i: where its brackets balance and it ends (a module path, a ';',
-// or a closing bracket).
-func statementEnd(lines []string, i int) int {
+// line i: where its brackets balance and it ends. One that does not end
+// within 200 lines or at a blank line is taken as the line alone (ok
+// false, end the last line looked at).
+func statementEnd(lines []string, i int) (end int, ok bool) {
 	depth := 0
-	for j := i; j < len(lines) && j < i+200; j++ {
+	j := i
+	for ; j < len(lines) && j < i+200; j++ {
+		if j > i && strings.TrimSpace(lines[j]) == "" {
+			return j, false
+		}
 		depth += strings.Count(lines[j], "{") + strings.Count(lines[j], "(") + strings.Count(lines[j], "[")
 		depth -= strings.Count(lines[j], "}") + strings.Count(lines[j], ")") + strings.Count(lines[j], "]")
 		t := strings.TrimSpace(lines[j])
 		if depth <= 0 && (j > i || !strings.HasSuffix(t, "=") && !strings.HasSuffix(t, "(") && !strings.HasSuffix(t, "{")) {
-			return j
+			return j, true
 		}
 	}
-	return i
+	return j - 1, false
 }
 
 // tagEnd finds the line where the tag opened on line i closes: the first
 // '>' outside quotes and {…} expressions. It reports whether the tag
-// closes itself ("/>"). A tag that never closes ends on its own line.
-// end and col are the line and byte of the closing '>'.
-func tagEnd(lines []string, i int) (end, col int, selfClosed bool) {
+// closes itself ("/>"). end and col are the line and byte of the closing
+// '>'. A tag still open at a blank line, at the start of another tag or
+// after 500 lines is no tag (ok false, end the last line looked at).
+func tagEnd(lines []string, i int) (end, col int, selfClosed, ok bool) {
 	depth := 0
 	var quote byte
-	for j := i; j < len(lines) && j < i+500; j++ {
+	j := i
+	for ; j < len(lines) && j < i+500; j++ {
 		l := lines[j]
 		start := 0
 		if j == i {
 			start = strings.IndexByte(l, '<') + 1
+		} else if depth <= 0 && quote == 0 && (strings.TrimSpace(l) == "" || tagStart.MatchString(l)) {
+			return j - 1, 0, false, false
 		}
 		for k := start; k < len(l); k++ {
 			c := l[k]
@@ -138,11 +160,11 @@ func tagEnd(lines []string, i int) (end, col int, selfClosed bool) {
 			case c == '}':
 				depth--
 			case c == '>' && depth <= 0:
-				return j, k, k > 0 && l[k-1] == '/'
+				return j, k, k > 0 && l[k-1] == '/', true
 			}
 		}
 	}
-	return i, len(lines[i]), false
+	return j - 1, 0, false, false
 }
 
 // quizNesting counts quiz components opened minus closed on a line.

@@ -103,12 +103,16 @@ func TestLoadCancelled(t *testing.T) {
 }
 
 // longRunsBook holds the pages that made ingest quadratic: a 1 MB word,
-// a 2,000-space indent, a long punctuation run.
+// a 2,000-space indent, a long punctuation run, and many tags and imports
+// that never close.
 func longRunsBook() fstest.MapFS {
 	return fstest.MapFS{
 		"word.md":   {Data: []byte("# Word\n\n" + strings.Repeat("abcdefghij", 100_000) + "\n")},
 		"indent.md": {Data: []byte("# Indent\n\nText.\n\n" + strings.Repeat(" ", 2000) + "deep\n")},
 		"punct.md":  {Data: []byte("# Punct\n\nText " + strings.Repeat("-=", 50_000) + " end.\n")},
+		// Lines that open a tag or an import that never closes.
+		"tags.md":    {Data: []byte("# Tags\n\nText.\n\n" + strings.Repeat("<Tab x={\n", 20_000))},
+		"imports.md": {Data: []byte("# Imports\n\nText.\n\n" + strings.Repeat("import {\n", 20_000))},
 	}
 }
 
@@ -118,7 +122,7 @@ func TestLongRuns(t *testing.T) {
 	for _, c := range chunks {
 		seen[c.ChapterPath] = true
 	}
-	for _, p := range []string{"word", "indent", "punct"} {
+	for _, p := range []string{"word", "indent", "punct", "tags", "imports"} {
 		if !seen[p] {
 			t.Errorf("%s: no chunks", p)
 		}
