@@ -62,8 +62,8 @@ type posting struct {
 
 type doc struct {
 	terms map[string]int // stem -> count in the chunk (body and headings)
-	// head holds the stems of the chunk's section heading, chapter title
-	// and sub-headings: a question naming them is about this chunk.
+	// head holds the stems of the chunk's section heading and
+	// sub-headings: a question naming them is about this chunk.
 	head   map[string]bool
 	length int
 	// prior is 1, or assessmentPrior for a chunk of a quiz or exercise:
@@ -106,7 +106,9 @@ func New(chunks []rag.Chunk) *Index {
 				ix.byLen[l] = append(ix.byLen[l], t.word)
 			}
 		}
-		heads := c.SectionHeading + " " + c.ChapterTitle
+		// The chapter title is left out: every chunk of the chapter shares
+		// it, so it cannot tell them apart.
+		heads := c.SectionHeading
 		for _, h := range c.Headings {
 			heads += " " + h.Text
 		}
