@@ -190,20 +190,28 @@ func (c *Calibration) WriteText(w io.Writer) error {
 
 	fmt.Fprintln(w, "reliability: what the best chunk's score means")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "best score\tquestions\tmust refuse\tbest chunk answers\t")
-	for _, b := range c.Bands {
-		share := "-"
-		if b.Questions > 0 {
-			share = fmt.Sprintf("%5.1f%%", 100*float64(b.Holds)/float64(b.Questions))
+	fmt.Fprintln(tw, "best score\tquestions\tmust refuse\tbest chunk answers\tat or above\t")
+	share := func(holds, n int) string {
+		if n == 0 {
+			return "-"
 		}
-		fmt.Fprintf(tw, "%.2f-%.2f\t%d\t%d\t%s\t\n", b.From, b.To, b.Questions, b.Refuse, share)
+		return fmt.Sprintf("%5.1f%%", 100*float64(holds)/float64(n))
+	}
+	for i, b := range c.Bands {
+		var holds, n int
+		for _, above := range c.Bands[i:] {
+			holds += above.Holds
+			n += above.Questions
+		}
+		fmt.Fprintf(tw, "%.2f-%.2f\t%d\t%d\t%s\t%s\t\n", b.From, b.To, b.Questions, b.Refuse, share(b.Holds, b.Questions), share(holds, n))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "  best chunk answers: share of the band's questions whose best chunk lies in the section")
-	fmt.Fprintln(w, "  labelled as answering them (must-refuse questions have none). At and above the")
-	fmt.Fprintln(w, "  confident threshold it should be more than half.")
+	fmt.Fprintln(w, "  labelled as answering them (must-refuse questions have none); at or above: the same")
+	fmt.Fprintln(w, "  for every question whose best score is at least the band's lower edge. From the")
+	fmt.Fprintln(w, "  confident threshold up it should be more than half.")
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "empty\tconfident\tanswerable pass\trefuse stopped\trefuse < empty\t")
