@@ -113,6 +113,15 @@ type History interface {
 	Close() error
 }
 
+// HistoryPruner deletes old chat history, for a retention period.
+type HistoryPruner interface {
+	// DeleteSessionsBefore deletes, with their messages, the sessions
+	// started before before that have no message since, and returns how
+	// many it deleted. A session still in
+	// use keeps its old messages: a conversation goes whole or not at all.
+	DeleteSessionsBefore(ctx context.Context, before time.Time) (int, error)
+}
+
 // ChunkFilter selects chunks for the content endpoint.
 type ChunkFilter struct {
 	ModuleID  string

@@ -247,6 +247,36 @@ FROM chat_messages WHERE session_id = $1 ORDER BY created_at, seq`, sid)
 	return msgs, rows.Err()
 }
 
+// pruneBatch bounds the sessions deleted per transaction.
+const pruneBatch = 500
+
+var _ rag.HistoryPruner = (*History)(nil)
+
+// DeleteSessionsBefore deletes the sessions with no message since before,
+// their messages with them (ON DELETE CASCADE), in batches.
+func (h *History) DeleteSessionsBefore(ctx context.Context, before time.Time) (int, error) {
+	total := 0
+	for {
+		var n int64
+		err := h.pool.with(ctx, func(c *pgx.Conn) error {
+			tag, err := c.Exec(ctx, `DELETE FROM chat_sessions WHERE id IN (
+	SELECT s.id FROM chat_sessions AS s
+	WHERE s.started_at < $1
+	  AND NOT EXISTS (SELECT 1 FROM chat_messages AS m WHERE m.session_id = s.id AND m.created_at >= $1)
+	LIMIT $2)`, before, pruneBatch)
+			n = tag.RowsAffected()
+			return err
+		})
+		if err != nil {
+			return total, fmt.Errorf("delete sessions before %s: %w", before.UTC().Format(time.RFC3339), err)
+		}
+		total += int(n)
+		if n < pruneBatch {
+			return total, nil
+		}
+	}
+}
+
 // Ping checks that the database answers.
 func (h *History) Ping(ctx context.Context) error {
 	if err := h.pool.with(ctx, func(c *pgx.Conn) error { return c.Ping(ctx) }); err != nil {

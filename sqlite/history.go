@@ -484,6 +484,37 @@ FROM chat_messages WHERE session_id = ? ORDER BY created_at, seq`, sid)
 	return msgs, rows.Err()
 }
 
+// pruneBatch bounds the sessions deleted per transaction, so that a first
+// prune of a large history does not hold the write lock for long.
+const pruneBatch = 500
+
+var _ rag.HistoryPruner = (*History)(nil)
+
+// DeleteSessionsBefore deletes the sessions with no message since before,
+// their messages with them (ON DELETE CASCADE), in batches.
+func (h *History) DeleteSessionsBefore(ctx context.Context, before time.Time) (int, error) {
+	cutoff := formatTime(before)
+	total := 0
+	for {
+		res, err := h.db.ExecContext(ctx, `DELETE FROM chat_sessions WHERE id IN (
+	SELECT s.id FROM chat_sessions AS s
+	WHERE s.started_at < ?
+	  AND NOT EXISTS (SELECT 1 FROM chat_messages AS m WHERE m.session_id = s.id AND m.created_at >= ?)
+	LIMIT ?)`, cutoff, cutoff, pruneBatch)
+		if err != nil {
+			return total, fmt.Errorf("delete sessions before %s: %w", cutoff, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, fmt.Errorf("delete sessions before %s: %w", cutoff, err)
+		}
+		total += int(n)
+		if n < pruneBatch {
+			return total, nil
+		}
+	}
+}
+
 // Ping checks that the database answers a query.
 func (h *History) Ping(ctx context.Context) error {
 	var one int

@@ -34,6 +34,8 @@ type Config struct {
 	DatabaseURL    string
 	ShutdownWait   time.Duration
 	HistoryTimeout time.Duration
+	// HistoryRetention deletes sessions idle for longer; 0 keeps them all.
+	HistoryRetention time.Duration
 
 	// Production backends (see README "Production backends").
 	Embedder         string // "" (built-in lexical) or "openai"
@@ -150,6 +152,56 @@ func (f *flags) duration(p *time.Duration, name, env, help string) {
 	f.fs.DurationVar(p, name, *p, help+" (env "+env+")")
 }
 
+// retentionValue is a duration that also takes whole days ("90d").
+type retentionValue struct{ p *time.Duration }
+
+func (v retentionValue) String() string {
+	if v.p == nil || *v.p == 0 {
+		return "0"
+	}
+	if *v.p%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", *v.p/(24*time.Hour))
+	}
+	return v.p.String()
+}
+
+func (v retentionValue) Set(s string) error {
+	d, err := parseRetention(s)
+	if err != nil {
+		return err
+	}
+	*v.p = d
+	return nil
+}
+
+// parseRetention reads "90d", a Go duration such as "36h", or "0" (off).
+func parseRetention(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("%q: want whole days such as 90d, or a duration such as 36h", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q: want whole days such as 90d, or a duration such as 36h", s)
+	}
+	return d, nil
+}
+
+func (f *flags) retention(p *time.Duration, name, env, help string) {
+	if v, ok := os.LookupEnv(env); ok {
+		d, err := parseRetention(v)
+		if err != nil {
+			f.err = fmt.Errorf("%s=%w", env, err)
+		}
+		*p = d
+	}
+	f.fs.Var(retentionValue{p}, name, help+" (env "+env+")")
+}
+
 // book adds the flags that say which book and where its index lives.
 func (f *flags) book() {
 	f.str(&f.cfg.Docs, "docs", "TEXTBOOK_RAG_DOCS", "textbook folder (Docusaurus layout); empty = the built-in sample book")
@@ -196,6 +248,7 @@ func (f *flags) service() {
 	f.int(&c.TrustedProxies, "trusted-proxies", "TEXTBOOK_RAG_TRUSTED_PROXIES", "with --trust-proxy: how many proxies append to X-Forwarded-For (the client IP is that many addresses from the right)")
 	f.str(&c.DatabaseURL, "database-url", "DATABASE_URL", "Postgres URL for chat history; empty = SQLite in the data directory")
 	f.duration(&c.HistoryTimeout, "history-timeout", "TEXTBOOK_RAG_HISTORY_TIMEOUT", "time limit of one chat-history write or read; past it the request is 503 unavailable")
+	f.retention(&c.HistoryRetention, "history-retention", "TEXTBOOK_RAG_HISTORY_RETENTION", `delete chat sessions idle for longer than this ("90d", "36h"); 0 keeps them all`)
 	f.duration(&c.ShutdownWait, "shutdown-timeout", "TEXTBOOK_RAG_SHUTDOWN_TIMEOUT", "how long in-flight requests may finish at shutdown")
 	f.afterParse = append(f.afterParse, func() {
 		c.AllowedOrigins = nil

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
+	"time"
 
 	"github.com/textbook-rag/rag"
 	rhttp "github.com/textbook-rag/rag/http"
@@ -125,6 +126,7 @@ func (s *service) logConfig(addr string) {
 		slog.Bool("trust_proxy", c.TrustProxy),
 		slog.Int("trusted_proxies", c.TrustedProxies),
 		slog.Duration("history_timeout", c.HistoryTimeout),
+		slog.Duration("history_retention", c.HistoryRetention),
 	)
 }
 
@@ -164,10 +166,38 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := s.srv.Open(ln); err != nil {
 		return err
 	}
+	if cfg.HistoryRetention > 0 {
+		if p, ok := s.history.(rag.HistoryPruner); ok {
+			go keepHistory(ctx, p, cfg.HistoryRetention, s.app.Logger)
+		}
+	}
 	fmt.Fprintf(stdout, "textbook-rag is serving %q on http://%s\n", s.app.Index.Book.Title, displayAddr(ln.Addr()))
 	<-ctx.Done()
 	s.app.Logger.Info("shutting down")
 	return s.srv.Shutdown(context.Background())
+}
+
+// keepHistory deletes the sessions idle for longer than retention, at
+// start and then every hour (or every tenth of a shorter retention),
+// until ctx ends.
+func keepHistory(ctx context.Context, p rag.HistoryPruner, retention time.Duration, log *slog.Logger) {
+	every := min(time.Hour, max(retention/10, time.Second))
+	for {
+		pctx, cancel := context.WithTimeout(ctx, time.Minute)
+		n, err := p.DeleteSessionsBefore(pctx, time.Now().Add(-retention))
+		cancel()
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Error("history retention", slog.Any("error", err))
+		case n > 0:
+			log.Info("history retention: deleted idle sessions", slog.Int("sessions", n), slog.Duration("retention", retention))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(every):
+		}
+	}
 }
 
 // displayAddr turns ":8001" into something a browser can open.
