@@ -48,3 +48,52 @@ func isEnglishWord(w string) bool {
 	}
 	return true
 }
+
+// spellings are the endings American and British English spell apart
+// (color/colour, center/centre, optimize/optimise, defense/defence,
+// catalog/catalogue, modeling/modelling, judgment/judgement), each with
+// the inflections that may follow it. Only word endings are swapped: in
+// the middle of a word the same letters make other words
+// ("morning"/"mourning").
+var spellings = []struct {
+	american, british string
+	then              []string
+}{
+	{"or", "our", []string{"", "s", "ed", "ing", "al", "ally", "ful", "less", "able", "ite", "ites"}},
+	{"er", "re", []string{"", "s"}},
+	{"ered", "red", []string{""}},
+	{"ering", "ring", []string{""}},
+	{"ize", "ise", []string{"", "s", "d", "r", "rs"}},
+	{"izing", "ising", []string{""}},
+	{"ization", "isation", []string{"", "s"}},
+	{"yze", "yse", []string{"", "s", "d", "r", "rs"}},
+	{"yzing", "ysing", []string{""}},
+	{"ense", "ence", []string{"", "s", "d"}},
+	{"og", "ogue", []string{"", "s"}},
+	{"eled", "elled", []string{""}},
+	{"eling", "elling", []string{""}},
+	{"eler", "eller", []string{"", "s"}},
+	{"aled", "alled", []string{""}},
+	{"aling", "alling", []string{""}},
+	{"gment", "gement", []string{"", "s", "al"}},
+}
+
+// spelledOtherwise finds the word w as the book spells it when the book
+// uses the other side's spelling of one of its endings.
+func (ix *Index) spelledOtherwise(w string) (string, bool) {
+	for _, sp := range spellings {
+		for _, d := range [][2]string{{sp.american, sp.british}, {sp.british, sp.american}} {
+			for _, then := range sp.then {
+				end := d[0] + then
+				if len(end) >= len(w) || !strings.HasSuffix(w, end) {
+					continue
+				}
+				v := w[:len(w)-len(end)] + d[1] + then
+				if _, ok := ix.vocab[v]; ok {
+					return v, true
+				}
+			}
+		}
+	}
+	return "", false
+}

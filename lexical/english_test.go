@@ -107,3 +107,45 @@ func TestRepairNeverAnswersOffDomain(t *testing.T) {
 		})
 	}
 }
+
+func TestSpellingVariants(t *testing.T) {
+	british := New([]rag.Chunk{{ID: "b", ChapterPath: "uk/sensors", SectionHeading: "Colour", Text: "The colour camera is centred on the arm. Its behaviour is modelled in the simulator, which can optimise the defence of the catalogue. Nobody is mourning."}})
+	american := New([]rag.Chunk{{ID: "a", ChapterPath: "us/sensors", SectionHeading: "Labels", Text: "Labeling the data and signaling the planner are modeled in the catalog. Judgment is needed."}})
+	tests := []struct {
+		name string
+		ix   *Index
+		word string
+		want string // the book's spelling, or the word itself when unknown
+	}{
+		{"color in a British book", british, "color", "colour"},
+		{"centered", british, "centered", "centred"},
+		{"behavior", british, "behavior", "behaviour"},
+		{"optimize", british, "optimize", "optimise"},
+		{"defense", british, "defense", "defence"},
+		{"catalog", british, "catalog", "catalogue"},
+		{"modeled", british, "modeled", "modelled"},
+		{"labelling in an American book", american, "labelling", "labeling"},
+		{"signalling", american, "signalling", "signaling"},
+		{"catalogue", american, "catalogue", "catalog"},
+		{"judgement", american, "judgement", "judgment"},
+		// Only endings are swapped: "mourning" is not "morning".
+		{"a word inside a word", british, "morning", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.ix.resolve(token{word: tt.word, stem: stem(tt.word)})
+			if len(got) != 1 {
+				t.Fatalf("resolve(%q) = %d terms, want 1", tt.word, len(got))
+			}
+			if tt.want == "" {
+				if got[0].known {
+					t.Errorf("resolve(%q) = %q, want it unknown", tt.word, got[0].word)
+				}
+				return
+			}
+			if !got[0].known || got[0].stem != stem(tt.want) {
+				t.Errorf("resolve(%q) = %q known=%v, want %q", tt.word, got[0].word, got[0].known, tt.want)
+			}
+		})
+	}
+}

@@ -227,10 +227,14 @@ func (ix *Index) resolve(t token) []qterm {
 	// Only a word that is not English is a slip to repair. A real word
 	// the book never uses stays unknown and counts against the question:
 	// repaired, it would let an off-domain question borrow a book word.
-	if !isEnglishWord(t.word) {
-		if w, ok := ix.correct(t.word); ok {
+	// The same word spelt the other side of the Atlantic is the word
+	// itself ("color" in a book that writes "colour").
+	if isEnglishWord(t.word) {
+		if w, ok := ix.spelledOtherwise(t.word); ok {
 			return []qterm{ix.term(w, ix.vocab[w])}
 		}
+	} else if w, ok := ix.correct(t.word); ok {
+		return []qterm{ix.term(w, ix.vocab[w])}
 	}
 	return []qterm{{word: t.word, stem: t.stem, weight: ix.idf(t.stem)}}
 }
