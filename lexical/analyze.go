@@ -84,7 +84,9 @@ func tokenize(text string) []token {
 }
 
 // camelParts splits "ImuPublisher" into "imu", "publisher"; words without
-// an inner capital give nothing.
+// an inner capital give nothing, and so do names with a one-letter part
+// ("QoS", "iPhone", "getX"): those are acronyms and brand spellings, not
+// words run together.
 func camelParts(rs []rune) []string {
 	var parts []string
 	start := 0
@@ -97,7 +99,13 @@ func camelParts(rs []rune) []string {
 	if start == 0 {
 		return nil
 	}
-	return append(parts, strings.ToLower(string(rs[start:])))
+	parts = append(parts, strings.ToLower(string(rs[start:])))
+	for _, p := range parts {
+		if len([]rune(p)) < 2 {
+			return nil
+		}
+	}
+	return parts
 }
 
 // greekNames names the lower-case Greek letters (capitals are lower-cased

@@ -679,9 +679,11 @@ func unitPrior(u *unit, wantsCode bool) float64 {
 // than stating something: a sentence ending in a question mark, a
 // multiple-choice option, or anything under a heading (or in a chapter,
 // see unitsOf) that marks a quiz, an exercise or a prompt for the reader.
-func asksReader(text, heading string) bool {
-	t := strings.TrimSpace(strings.ReplaceAll(text, "**", ""))
-	if strings.HasSuffix(t, "?") || choiceLine.MatchString(t) {
+func asksReader(u *unit, heading string) bool {
+	t := strings.TrimSpace(strings.ReplaceAll(u.text, "**", ""))
+	// A table row ending in a question mark is a cell ("Must every
+	// message arrive?") that the row's other cells answer.
+	if u.kind != row && (strings.HasSuffix(t, "?") || choiceLine.MatchString(t)) {
 		return true
 	}
 	return assessmentTitle(heading)

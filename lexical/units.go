@@ -42,7 +42,7 @@ func splitUnitsWith(text string, headings []rag.Heading, section, anchor string,
 		u.idents = identifiersIn(u.text)
 		u.goal = goalHeading(cur.Text)
 		u.summary = summaryHeading(cur.Text)
-		u.asks = asksReader(u.text, cur.Text)
+		u.asks = asksReader(u, cur.Text)
 		u.lines = strings.Count(u.text, "\n")
 		u.ctx = map[string]float64{}
 		for s := range all {
