@@ -14,6 +14,7 @@
 package lexical
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -511,25 +512,27 @@ func (ix *Index) retrieve(q query, k int) []rag.ScoredChunk {
 			rs = rs[:k]
 		}
 	}
-	// A chunk's score is its coverage, discounted by how far its rank
-	// falls behind the best chunk's, and never above a better-ranked
-	// chunk's: the scores order the chunks as the ranking does, and two
-	// chunks that hold the question's words equally (a whole chapter uses
-	// them) are told apart by how much each is about them.
+	// Coverage decides whether a chunk clears the confident threshold;
+	// how far above it the chunk sits is what it holds of the question
+	// times how much it is about it (its rank against the best chunk's),
+	// so chunks that hold the question's words equally (a whole chapter
+	// uses them) are told apart and no longer tie at 1. The chunks are
+	// returned in the order of that score, ties in rank order.
 	out := make([]rag.ScoredChunk, len(rs))
 	for j, r := range rs {
 		sc := calibrated(r.score)
-		if j > 0 {
-			sc = min(sc*(1-rankDiscount*(1-r.rank/rs[0].rank)), out[j-1].Score)
+		if sc > confidentLine && rs[0].rank > 0 {
+			sc = confidentLine + (sc-confidentLine)*r.rank/rs[0].rank
 		}
 		out[j] = rag.ScoredChunk{Chunk: ix.chunks[r.i], Score: round(sc)}
 	}
+	slices.SortStableFunc(out, func(a, b rag.ScoredChunk) int { return cmp.Compare(b.Score, a.Score) })
 	return out
 }
 
-// rankDiscount is the most a chunk's score loses for ranking behind the
-// best chunk.
-const rankDiscount = 0.1
+// confidentLine is the spec's confident threshold, to which the scale of
+// calibrated is fitted.
+const confidentLine = 0.7
 
 func round(f float64) float64 { return math.Round(f*10000) / 10000 }
 
