@@ -179,14 +179,17 @@ func (ix *Index) withoutPointers(q query, question string) query {
 }
 
 // readerLines keeps the lines the reader saw. Text copied from a rendered
-// page has lost its Markdown: list items and short lines are separated by
-// single line breaks, which Markdown would run together into one
-// paragraph. A line break after a sentence end or a colon, or before a
-// capital, starts a paragraph of its own; one inside a sentence (the next
-// line goes on in lower case) is a wrapped line and stays. Lists, tables,
-// headings, quotes and code keep their Markdown.
+// page has lost its Markdown: list items, table rows and lines of code are
+// separated by single line breaks, which Markdown would run together into
+// one paragraph, and the browser breaks no line of its own; so in a
+// selection without Markdown every line is kept. In Markdown, a line break
+// after a sentence end or a colon, or before a capital, starts a paragraph
+// of its own; one inside a sentence (the next line goes on in lower case)
+// is a wrapped line and stays. Lists, tables, headings, quotes and code
+// keep their Markdown.
 func readerLines(text string) string {
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	rendered := !hasMarkdown(lines)
 	var b strings.Builder
 	fenced := false
 	for i, line := range lines {
@@ -200,6 +203,12 @@ func readerLines(text string) string {
 			fenced = !fenced
 		}
 		next := lines[i+1]
+		if rendered {
+			if t != "" && strings.TrimSpace(next) != "" {
+				b.WriteByte('\n')
+			}
+			continue
+		}
 		if fenced || !isPlainLine(line) || !isPlainLine(next) {
 			continue
 		}
@@ -208,6 +217,19 @@ func readerLines(text string) string {
 		}
 	}
 	return b.String()
+}
+
+// hasMarkdown reports text with Markdown syntax: a list item, table row,
+// heading, quote or fence at the start of a line, or inline code or bold.
+func hasMarkdown(lines []string) bool {
+	for _, line := range lines {
+		t := strings.TrimSpace(line)
+		if itemLine.MatchString(t) || headingLine.MatchString(t) || strings.HasPrefix(t, "|") || strings.HasPrefix(t, ">") ||
+			strings.HasPrefix(t, "~~~") || strings.Contains(t, "`") || strings.Contains(t, "**") {
+			return true
+		}
+	}
+	return false
 }
 
 // isPlainLine reports a non-empty line of running text: not indented (a

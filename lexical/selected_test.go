@@ -135,9 +135,14 @@ func TestReaderLines(t *testing.T) {
 			want: "Motors turn.\n\nGears reduce speed.",
 		},
 		{
-			name: "a wrapped line stays in its sentence",
-			in:   "A motor converts electrical energy\ninto motion.",
-			want: "A motor converts electrical energy\ninto motion.",
+			name: "lines of code copied from a rendered page",
+			in:   "Start the node:\nros2 run demo talker\nros2 topic list",
+			want: "Start the node:\n\nros2 run demo talker\n\nros2 topic list",
+		},
+		{
+			name: "a wrapped line in Markdown stays in its sentence",
+			in:   "A **motor** converts electrical energy\ninto motion.",
+			want: "A **motor** converts electrical energy\ninto motion.",
 		},
 		{
 			name: "Markdown keeps its own structure",
