@@ -12,6 +12,7 @@ import (
 	"math"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/qdrant/go-client/qdrant"
 
@@ -26,7 +27,13 @@ type Config struct {
 	APIKey     string
 	Collection string // default "textbook_chunks"
 	BatchSize  int    // points per upsert, default 128
+	// SearchTimeout bounds one search, which runs while a reader waits
+	// (default DefaultSearchTimeout).
+	SearchTimeout time.Duration
 }
+
+// DefaultSearchTimeout is Config.SearchTimeout's default.
+const DefaultSearchTimeout = 10 * time.Second
 
 // VectorStore is a rag.VectorStore in one Qdrant collection.
 type VectorStore struct {
@@ -34,6 +41,7 @@ type VectorStore struct {
 	collection string
 	batch      int
 	dim        int
+	timeout    time.Duration
 }
 
 func qerr(step string, err error) error {
@@ -49,6 +57,9 @@ func Open(ctx context.Context, cfg Config, dim int) (*VectorStore, error) {
 	}
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = 128
+	}
+	if cfg.SearchTimeout <= 0 {
+		cfg.SearchTimeout = DefaultSearchTimeout
 	}
 	u, err := url.Parse(cfg.URL)
 	if err != nil || u.Hostname() == "" {
@@ -69,7 +80,7 @@ func Open(ctx context.Context, cfg Config, dim int) (*VectorStore, error) {
 	if err != nil {
 		return nil, qerr("connect", err)
 	}
-	s := &VectorStore{client: client, collection: cfg.Collection, batch: cfg.BatchSize, dim: dim}
+	s := &VectorStore{client: client, collection: cfg.Collection, batch: cfg.BatchSize, dim: dim, timeout: cfg.SearchTimeout}
 	if err := s.ensureCollection(ctx); err != nil {
 		client.Close()
 		return nil, err
@@ -188,6 +199,8 @@ func (s *VectorStore) Search(ctx context.Context, vector []float32, k int) ([]ra
 	if len(vector) != s.dim {
 		return nil, fmt.Errorf("qdrant search: vector has %d dims, want %d", len(vector), s.dim)
 	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
 	pts, err := s.client.Query(ctx, &qdrant.QueryPoints{
 		CollectionName: s.collection,
 		Query:          qdrant.NewQueryDense(vector),
@@ -195,6 +208,10 @@ func (s *VectorStore) Search(ctx context.Context, vector []float32, k int) ([]ra
 		WithPayload:    qdrant.NewWithPayload(true),
 	})
 	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			return nil, &rag.Error{Code: rag.EQDRANT, Message: "The vector database did not answer in time.",
+				Err: fmt.Errorf("qdrant query: no answer within %s: %w", s.timeout, err)}
+		}
 		return nil, qerr("query", err)
 	}
 	out := make([]rag.ScoredChunk, 0, len(pts))

@@ -130,5 +130,5 @@ func writeStamp(dir string, s embedStamp) error {
 }
 
 func openQdrant(ctx context.Context, cfg Config, dim int) (*qdrant.VectorStore, error) {
-	return qdrant.Open(ctx, qdrant.Config{URL: cfg.QdrantURL, APIKey: cfg.QdrantAPIKey, Collection: cfg.QdrantCollection}, dim)
+	return qdrant.Open(ctx, qdrant.Config{URL: cfg.QdrantURL, APIKey: cfg.QdrantAPIKey, Collection: cfg.QdrantCollection, SearchTimeout: cfg.QdrantTimeout}, dim)
 }

@@ -50,6 +50,7 @@ type Config struct {
 	QdrantURL        string
 	QdrantAPIKey     string
 	QdrantCollection string
+	QdrantTimeout    time.Duration
 }
 
 // DefaultDataDir is where the index lives when --data is not given.
@@ -81,6 +82,7 @@ func DefaultConfig() Config {
 		LLMTimeout:       30 * time.Second,
 		OutsideKnowledge: "fallback",
 		QdrantCollection: "textbook_chunks",
+		QdrantTimeout:    10 * time.Second,
 	}
 }
 
@@ -230,6 +232,7 @@ func (f *flags) answering() {
 	f.str(&c.QdrantURL, "qdrant-url", "QDRANT_URL", "Qdrant gRPC URL (e.g. http://localhost:6334); empty = the embedded store")
 	f.str(&c.QdrantAPIKey, "qdrant-api-key", "QDRANT_API_KEY", "Qdrant API key")
 	f.str(&c.QdrantCollection, "qdrant-collection", "QDRANT_COLLECTION", "Qdrant collection")
+	f.duration(&c.QdrantTimeout, "qdrant-timeout", "QDRANT_TIMEOUT", "time limit of one Qdrant search; past it the request is 502 qdrant_error")
 }
 
 // service adds the HTTP server's settings.
