@@ -25,6 +25,11 @@ type service struct {
 	srv     *rhttp.Server
 }
 
+// historyOpenTimeout bounds connecting to the history store and migrating
+// it at start: a store that accepts connections and then says nothing
+// stops the start with an error instead of holding it.
+const historyOpenTimeout = 30 * time.Second
+
 func openService(ctx context.Context, cfg Config, stderr io.Writer) (*service, error) {
 	app, err := openApp(ctx, cfg, stderr, true)
 	if err != nil {
@@ -40,15 +45,17 @@ func openService(ctx context.Context, cfg Config, stderr io.Writer) (*service, e
 
 	// Each store is assigned to s.history only once open: a nil
 	// *postgres.History in the interface would not compare equal to nil.
+	octx, cancel := context.WithTimeout(ctx, historyOpenTimeout)
+	defer cancel()
 	historyCheck := "sqlite_connected"
 	if cfg.DatabaseURL != "" {
-		h, err := postgres.Open(ctx, cfg.DatabaseURL)
+		h, err := postgres.Open(octx, cfg.DatabaseURL)
 		if err != nil {
 			return nil, fmt.Errorf("chat history: %w", err)
 		}
 		s.history, historyCheck = h, "postgres_connected"
 	} else {
-		h, err := sqlite.Open(ctx, filepath.Join(cfg.Data, "history.db"))
+		h, err := sqlite.Open(octx, filepath.Join(cfg.Data, "history.db"))
 		if err != nil {
 			return nil, fmt.Errorf("chat history: %w", err)
 		}
