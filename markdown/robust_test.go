@@ -142,11 +142,18 @@ func BenchmarkLoadLongRuns(b *testing.B) {
 }
 
 // checkChunks holds for any book that loads: valid, clean text, unique
-// ids, indexes in order within a chapter.
+// chunk ids; one chapter id and one page path per chapter, none shared.
 func checkChunks(t *testing.T, chunks []rag.Chunk) {
 	t.Helper()
 	ids := map[string]bool{}
+	chapterOf := map[string]string{}
 	for _, c := range chunks {
+		for _, key := range []string{"id " + c.ChapterID, "page " + c.PagePath} {
+			if p, ok := chapterOf[key]; ok && p != c.ChapterPath {
+				t.Fatalf("%s and %s share the %s", p, c.ChapterPath, key)
+			}
+			chapterOf[key] = c.ChapterPath
+		}
 		if !utf8.ValidString(c.Text) {
 			t.Fatalf("%s: chunk text is not valid UTF-8", c.ChapterPath)
 		}

@@ -384,12 +384,7 @@ func identify(chapters []*Chapter, opts Options) {
 		if id := c.fm["id"]; id != "" && !strings.Contains(id, "/") {
 			base = id
 		}
-		c.ID = path.Join(c.dir, base)
-		if ids[c.ID] {
-			opts.warn(c.File, fmt.Errorf("chapter id %q is taken by another page: it is %q here", c.ID, c.Path))
-			c.ID = c.Path
-		}
-		ids[c.ID] = true
+		c.ID = unique(ids, path.Join(c.dir, base), c, "chapter id", opts)
 
 		dir := stripPathPrefixes(c.dir)
 		switch slug := c.fm["slug"]; {
@@ -402,12 +397,26 @@ func identify(chapters []*Chapter, opts Options) {
 		default:
 			c.Route = path.Join(dir, base)
 		}
-		if routes[c.Route] {
-			opts.warn(c.File, fmt.Errorf("page path %q is taken by another page: it is %q here", c.Route, c.Path))
-			c.Route = c.Path
-		}
-		routes[c.Route] = true
+		c.Route = unique(routes, c.Route, c, "page path", opts)
 	}
+}
+
+// unique returns want when no other page has it, else the page's file
+// path (numbered if that too is taken), with a warning; it takes the
+// name it returns.
+func unique(taken map[string]bool, want string, c *Chapter, what string, opts Options) string {
+	got := want
+	for n := 1; taken[got]; n++ {
+		got = c.Path
+		if n > 1 {
+			got += "-" + strconv.Itoa(n)
+		}
+	}
+	if got != want {
+		opts.warn(c.File, fmt.Errorf("%s %q is taken by another page: it is %q here", what, want, got))
+	}
+	taken[got] = true
+	return got
 }
 
 var (

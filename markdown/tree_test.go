@@ -111,6 +111,17 @@ func TestDuplicateIDs(t *testing.T) {
 	if len(ids) != 2 || !strings.Contains(w["m/b.md"], `"m/same" is taken`) {
 		t.Errorf("ids %v, warning %q", ids, w["m/b.md"])
 	}
+	// The fallback, a file path, can itself be taken: by a slug.
+	book = fstest.MapFS{
+		"m/a.md": {Data: []byte("---\nslug: b\n---\n# A\n\nText a.\n")},
+		"m/b.md": {Data: []byte("# B\n\nText b.\n")},
+		"m/c.md": {Data: []byte("---\nslug: /m/b\n---\n# C\n\nText c.\n")},
+	}
+	_, chunks, err = Load(t.Context(), book, w.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkChunks(t, chunks)
 }
 
 func TestStripNumberPrefix(t *testing.T) {
