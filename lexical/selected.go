@@ -121,8 +121,10 @@ func selectionBlocks(units []*unit) []int {
 			switch {
 			case prose:
 				same = (prev.kind == sentence || prev.kind == label) && prev.para == u.para
-			case u.lead != "" && (prev.kind == sentence || prev.kind == label) && prev.text == u.lead:
-				same = true // a list, table or code block and the line that introduces it
+			case u.lead != "" && (prev.kind == sentence || prev.kind == label) && (prev.text == u.lead || strings.HasPrefix(u.lead, prev.text+" ")):
+				// A list, table or code block and the line that introduces
+				// it (a table row's lead-in goes on with its header).
+				same = true
 			case u.kind != code:
 				same = prev.kind == u.kind && prev.lead == u.lead
 			}

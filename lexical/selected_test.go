@@ -22,6 +22,20 @@ Durability decides what a late subscriber gets. Volatile sends it nothing old.
 
 ` + "```bash\nros2 topic info /imu --verbose\n```"
 
+func TestSelectedEvidenceTable(t *testing.T) {
+	ix := New(testChunks)
+	sel := "An IMU measures acceleration.\n\nFriction by floor:\n\n| Floor | mu |\n|---|---|\n| Tile | 0.3 |\n| Wood | 0.5 |"
+	ps := ix.SelectedEvidence("Which mu does a wood floor have?", sel)
+	var got []string
+	for _, p := range ps {
+		got = append(got, p.Text)
+	}
+	want := []string{"Friction by floor:", "| Floor | mu |\n|---|---|\n| Tile | 0.3 |", "| Floor | mu |\n|---|---|\n| Wood | 0.5 |"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("quoted %q, want the table whole with its lead-in, without the paragraph before", got)
+	}
+}
+
 func TestSelectedEvidenceWholeSelection(t *testing.T) {
 	ix := New(testChunks)
 	all := len(splitUnits(qosSelection, nil, "", ""))
