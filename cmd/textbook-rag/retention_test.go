@@ -1,10 +1,18 @@
 package main
 
 import (
+	"context"
 	"io"
+	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/sqlite"
 )
 
 func TestHistoryRetentionFlag(t *testing.T) {
@@ -42,4 +50,46 @@ func TestHistoryRetentionFlag(t *testing.T) {
 			}
 		})
 	}
+}
+
+// keepHistory prunes at start: a session idle for longer than the
+// retention is gone without waiting for the hourly round.
+func TestKeepHistoryPrunesAtStart(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "history.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	old, recent := uuid.NewString(), uuid.NewString()
+	for sid, age := range map[string]time.Duration{old: 100 * 24 * time.Hour, recent: time.Hour} {
+		at := time.Now().Add(-age)
+		q := rag.Message{Role: "user", Content: "q", CreatedAt: at}
+		a := rag.Message{Role: "assistant", Content: "a", CreatedAt: at}
+		if err := h.AppendExchange(ctx, sid, q, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		keepHistory(ctx, h, 90*24*time.Hour, slog.New(slog.DiscardHandler))
+		close(done)
+	}()
+	giveUp := time.After(30 * time.Second)
+	for {
+		if _, err := h.Messages(ctx, old); rag.ErrorCode(err) == rag.ENOTFOUND {
+			break
+		}
+		select {
+		case <-time.After(10 * time.Millisecond):
+		case <-giveUp:
+			t.Fatal("the old session was not deleted")
+		}
+	}
+	if msgs, err := h.Messages(ctx, recent); err != nil || len(msgs) != 2 {
+		t.Errorf("the recent session: %d messages, %v", len(msgs), err)
+	}
+	cancel()
+	<-done
 }

@@ -132,8 +132,8 @@ func (s *service) logConfig(addr string) {
 		slog.Int("chunks_rate_per_min", c.ChunksRate),
 		slog.Bool("trust_proxy", c.TrustProxy),
 		slog.Int("trusted_proxies", c.TrustedProxies),
-		slog.Duration("history_timeout", c.HistoryTimeout),
-		slog.Duration("history_retention", c.HistoryRetention),
+		slog.String("history_timeout", c.HistoryTimeout.String()),
+		slog.String("history_retention", retentionValue{&c.HistoryRetention}.String()),
 	)
 }
 
@@ -197,7 +197,7 @@ func keepHistory(ctx context.Context, p rag.HistoryPruner, retention time.Durati
 		case err != nil && ctx.Err() == nil:
 			log.Error("history retention", slog.Any("error", err))
 		case n > 0:
-			log.Info("history retention: deleted idle sessions", slog.Int("sessions", n), slog.Duration("retention", retention))
+			log.Info("history retention: deleted idle sessions", slog.Int("sessions", n), slog.String("retention", retentionValue{&retention}.String()))
 		}
 		select {
 		case <-ctx.Done():
