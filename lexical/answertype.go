@@ -50,7 +50,7 @@ func isDefinition(question string) bool {
 // enumerationQuestion matches questions that ask for several things of a
 // kind ("which physics engines", "what types of joints", "list the ..."):
 // a list or a table states those, a sentence rarely names them all.
-var enumerationQuestion = regexp.MustCompile(`(?i)^(?:.*[,;:]\s*)?(?:which\s+\w+s\b|what\s+(?:\w+\s+)?(?:kinds?|types?|sorts?)\b|what\s+are\s+the\s+(?:\w+\s+)?(?:kinds|types|components|parts|steps|options|categories|stages|layers)|list\s|name\s+the\s)`)
+var enumerationQuestion = regexp.MustCompile(`(?i)^(?:.*[,;:]\s*)?(?:which\s+\w{3,}s\b|what\s+(?:\w+\s+)?(?:kinds?|types?|sorts?)\b|what\s+are\s+the\s+(?:\w+\s+)?(?:kinds|types|components|parts|steps|options|categories|stages|layers)|list\s|name\s+the\s)`)
 
 // asksForList reports a question that asks for several things of a kind.
 func asksForList(question string) bool {

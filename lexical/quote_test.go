@@ -1,0 +1,161 @@
+package lexical
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/textbook-rag/rag"
+)
+
+func TestCamelParts(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"ImuPublisher", []string{"imu", "publisher"}},
+		{"createPublisher", []string{"create", "publisher"}},
+		{"QoS", nil},    // an acronym, not "qo" + "s"
+		{"iPhone", nil}, // a one-letter part: a brand spelling
+		{"publisher", nil},
+	}
+	for _, tt := range tests {
+		if got := camelParts([]rune(tt.in)); !slices.Equal(got, tt.want) {
+			t.Errorf("camelParts(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestAsksReader(t *testing.T) {
+	tests := []struct {
+		name, text, heading string
+		kind                unitKind
+		want                bool
+	}{
+		{"statement", "A topic is a named channel.", "Topics", sentence, false},
+		{"question", "Why does the robot drift?", "Topics", sentence, true},
+		{"bold question", "**What happens when the link fails?**", "Topics", sentence, true},
+		{"option", "B) To optimise audio quality", "Questions", item, true},
+		{"numbered option", "3. D) All of the above", "Review", item, true},
+		{"quiz section", "The answer is 42.", "Chapter Quiz", sentence, true},
+		{"exercise section", "Add a second subscriber.", "Practice Exercise", sentence, true},
+		{"row with a question cell", "| **Reliability** | `RELIABLE` | Must every message arrive? |", "QoS Policies", row, false},
+		{"best practices", "Keep callbacks short.", "Best Practices", sentence, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := asksReader(&unit{text: tt.text, kind: tt.kind}, tt.heading); got != tt.want {
+				t.Errorf("asksReader(%q under %q) = %v, want %v", tt.text, tt.heading, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAsksForList(t *testing.T) {
+	tests := []struct {
+		q    string
+		want bool
+	}{
+		{"Which physics engines does Gazebo support?", true},
+		{"What joint types can a URDF joint have?", true},
+		{"What kinds of sensors does a humanoid carry?", true},
+		{"List the QoS policies.", true},
+		{"In ROS 2, which policies decide delivery?", true},
+		{"What is a topic?", false},
+		{"Which is faster, a topic or a service?", false},
+		{"How do I create a publisher?", false},
+	}
+	for _, tt := range tests {
+		if got := asksForList(tt.q); got != tt.want {
+			t.Errorf("asksForList(%q) = %v, want %v", tt.q, got, tt.want)
+		}
+	}
+}
+
+// A chapter whose every chunk uses the question's words: the scores must
+// still tell its chunks apart, in the order they are returned, and a
+// chunk's rank alone must not push it under the confident line.
+func TestScoresDiscriminate(t *testing.T) {
+	chunk := func(id, heading, body string) rag.Chunk {
+		return rag.Chunk{ID: id, ChapterPath: "sensors/fusion", ChapterTitle: "Sensor Fusion", SectionHeading: heading,
+			Text: "[Chapter: Sensor Fusion]\n[Section: " + heading + "]\n\n" + body}
+	}
+	ix := New([]rag.Chunk{
+		chunk("what", "What Is Sensor Fusion?", "Sensor fusion combines data from multiple sensors to reduce uncertainty. Fusion weighs each sensor by its noise."),
+		chunk("example", "Example Node", "The node subscribes to the camera and the IMU and publishes a fused pose."),
+		chunk("summary", "Summary", "Sensor fusion makes perception reliable."),
+		chunk("filters", "Kalman Filters", "A Kalman filter fuses a prediction with a sensor measurement."),
+		chunk("other", "Cameras", "A camera measures light; it sees no depth without a second view."),
+	})
+	res, err := ix.Retrieve(context.Background(), "what is sensor fusion", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) < 3 || res[0].ID != "what" {
+		t.Fatalf("top chunk %v, want the section headed with the question", res)
+	}
+	top := 0
+	for i, r := range res {
+		if i > 0 && r.Score > res[i-1].Score {
+			t.Errorf("scores out of order: %v", res)
+		}
+		if r.Score == res[0].Score {
+			top++
+		}
+	}
+	if top > 1 {
+		t.Errorf("%d chunks tie at the top score %.3f: %v", top, res[0].Score, res)
+	}
+	for _, r := range res {
+		if r.ID == "summary" && r.Score < confidentLine {
+			t.Errorf("summary holds every question word but scored %.3f, under the confident line", r.Score)
+		}
+	}
+}
+
+// The answer quotes the matching passage's section: the sentence that
+// finishes a two-part answer, and a short list whole with its lead-in.
+func TestEvidenceQuotesTheSection(t *testing.T) {
+	c := rag.Chunk{ID: "walk", ChapterPath: "ros/nodes", ChapterTitle: "Nodes", SectionHeading: "Why Node Communication Matters",
+		Text: "[Section: Why Node Communication Matters]\n\n" +
+			"Imagine coordinating a humanoid's walk cycle. The gait planner generates desired foot positions 10 times per second.\n\n" +
+			"The balance controller reads the IMU at 100 Hz. The motor controllers need commands at 1000 Hz.\n\n" +
+			"Each part runs as its own node:\n\n- gait planner\n- balance controller\n- motor controllers",
+		Headings: []rag.Heading{{Level: 2, Text: "Why Node Communication Matters", Anchor: "why"}}}
+	ix := New([]rag.Chunk{c})
+	q := "How often does the gait planner put out foot positions, and at what rate do the motor controllers want commands?"
+	ev := ix.Evidence(q, []rag.ScoredChunk{{Chunk: c, Score: 0.9}})
+	var all []string
+	for _, p := range ev {
+		all = append(all, p.Text)
+	}
+	text := strings.Join(all, "\n")
+	for _, want := range []string{"10 times per second", "1000 Hz"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("evidence lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+// Asked for several things of a kind, a section that introduces them and
+// goes on in sub-sections lists its sub-sections' headings.
+func TestEvidenceListsSubsections(t *testing.T) {
+	c := rag.Chunk{ID: "engines", ChapterPath: "sim/basics", ChapterTitle: "Simulation", SectionHeading: "Physics Engine Comparison",
+		Text: "[Section: Physics Engine Comparison]\n\n## Physics Engine Comparison\n\nGazebo supports multiple physics engines. Each has different strengths.\n\n" +
+			"### ODE\n\nThe default: fast, adequate contacts.\n\n### Bullet\n\nGood for many objects.\n\n### DART\n\nAccurate articulated bodies.",
+		Headings: []rag.Heading{{Level: 2, Text: "Physics Engine Comparison", Anchor: "engines"}, {Level: 3, Text: "ODE", Anchor: "ode"},
+			{Level: 3, Text: "Bullet", Anchor: "bullet"}, {Level: 3, Text: "DART", Anchor: "dart"}}}
+	ix := New([]rag.Chunk{c})
+	ev := ix.Evidence("Which physics engines does Gazebo support?", []rag.ScoredChunk{{Chunk: c, Score: 0.9}})
+	var all []string
+	for _, p := range ev {
+		all = append(all, p.Text)
+	}
+	text := strings.Join(all, "\n")
+	for _, want := range []string{"supports multiple physics engines", "- ODE", "- Bullet", "- DART"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("evidence lacks %q:\n%s", want, text)
+		}
+	}
+}
