@@ -52,18 +52,32 @@ type GenerateRequest struct {
 	Evidence []Passage
 }
 
-// Generated is a generator's answer and the chunks it drew from.
+// FinishStop is the finish state of a text the generator ended on
+// purpose. Anything else (a model's "length" or "content_filter", or
+// FinishCut) marks a text that stopped part-way.
+const (
+	FinishStop = "stop"
+	// FinishCut: the generator's output ended without it saying so (a
+	// stream closed before its end marker).
+	FinishCut = "cut"
+)
+
+// NotInContext is the whole reply a language model is told to give when
+// the passages do not answer the question.
+const NotInContext = "NOT_IN_CONTEXT"
+
+// Generated is what a generator produced, reported as it came: the tutor
+// alone decides whether it becomes the answer.
 type Generated struct {
-	Answer  string
-	Sources []Source
-	// Declined reports that the generator found the context does not
-	// answer the question (an LLM's fixed marker); the tutor turns it into
-	// an insufficient_context refusal.
-	Declined bool
+	Text string
+	// Finish is how the text ended: FinishStop, FinishCut, or the
+	// model's own finish reason.
+	Finish string
 }
 
 // Generator writes an answer from evidence. emit, when not nil, receives
-// the answer text as it is produced.
+// the text as it is produced; an error from emit ends generation and is
+// returned as is.
 type Generator interface {
 	Generate(ctx context.Context, req GenerateRequest, emit func(delta string) error) (Generated, error)
 }
@@ -76,11 +90,16 @@ type Tutor interface {
 }
 
 // Stream receives an answer while it is produced: Sources once, before any
-// text, then the answer text in deltas. A refusal produces no stream calls;
-// it only comes back as the returned ChatResponse.
+// text, then the answer text in deltas. When the tutor withdraws text it
+// had sent (the language model went wrong after its first sentences),
+// Replace ends the stream with the text and sources that stand instead:
+// the fallback answer or the refusal. A refusal decided before any text
+// produces no stream calls; it only comes back as the returned
+// ChatResponse. What the reader was sent always equals that response.
 type Stream interface {
 	Sources(sources []Source) error
 	Delta(text string) error
+	Replace(text string, sources []Source) error
 }
 
 // Message is one turn of a chat session as stored in history.

@@ -39,7 +39,7 @@ func (Generator) Generate(ctx context.Context, req rag.GenerateRequest, emit fun
 			}
 		}
 	}
-	return rag.Generated{Answer: b.String()}, nil
+	return rag.Generated{Text: b.String(), Finish: rag.FinishStop}, nil
 }
 
 type section struct {

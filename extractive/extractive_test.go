@@ -62,12 +62,12 @@ func TestGenerate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if streamed != out.Answer {
-				t.Errorf("streamed text %q differs from the answer %q", streamed, out.Answer)
+			if streamed != out.Text {
+				t.Errorf("streamed text %q differs from the answer %q", streamed, out.Text)
 			}
 			golden := filepath.Join("testdata", filepath.Base(t.Name())+".golden")
 			if *update {
-				if err := os.WriteFile(golden, []byte(out.Answer), 0o644); err != nil {
+				if err := os.WriteFile(golden, []byte(out.Text), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -75,8 +75,8 @@ func TestGenerate(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v (run with -update)", err)
 			}
-			if out.Answer != string(want) {
-				t.Errorf("answer =\n%s\nwant\n%s", out.Answer, want)
+			if out.Text != string(want) {
+				t.Errorf("answer =\n%s\nwant\n%s", out.Text, want)
 			}
 		})
 	}

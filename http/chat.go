@@ -161,7 +161,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	resp = s.settle(req, resp)
+	resp = s.settle(resp)
 	if err := s.record(r, req, resp, asked); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -169,21 +169,14 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
-// settle fills what a tutor may leave out and counts refusals.
-func (s *Server) settle(req rag.ChatRequest, resp rag.ChatResponse) rag.ChatResponse {
-	resp.SessionID = req.SessionID
-	if resp.Sources == nil || resp.WasRefusal {
+// settle counts the refusal, if it is one, and gives every response the
+// same JSON shape (sources an array, never null).
+func (s *Server) settle(resp rag.ChatResponse) rag.ChatResponse {
+	if resp.Sources == nil {
 		resp.Sources = []rag.Source{}
 	}
-	if resp.WasRefusal {
-		reason := rag.InsufficientContext
-		if resp.RefusalReason != nil {
-			reason = *resp.RefusalReason
-		}
-		resp.RefusalReason = &reason
-		s.Metrics.ObserveRefusal(reason)
-	} else {
-		resp.RefusalReason = nil
+	if resp.WasRefusal && resp.RefusalReason != nil {
+		s.Metrics.ObserveRefusal(*resp.RefusalReason)
 	}
 	return resp
 }
@@ -235,9 +228,11 @@ func historyError(err error) error {
 
 // handleChatStream answers POST /api/chat/stream with Server-Sent Events:
 // "sources" once, "delta" events with {"text"}, then "done" with the full
-// ChatResponse; a refusal is a single "done". Any error before the first
-// event is an ordinary JSON error response; after it, an "error" event
-// with the error body ends the stream.
+// ChatResponse; a refusal is a single "done". When the tutor withdraws
+// text it had sent, a "replace" event {"text", "sources"} carries what
+// stands instead, before "done". Any error before the first event is an
+// ordinary JSON error response; after it, an "error" event with the error
+// body ends the stream.
 func (s *Server) handleChatStream(w http.ResponseWriter, r *http.Request) {
 	if err := s.ready(); err != nil {
 		s.writeError(w, r, err)
@@ -257,7 +252,7 @@ func (s *Server) handleChatStream(w http.ResponseWriter, r *http.Request) {
 		err = sw.failure()
 	}
 	if err == nil {
-		resp = s.settle(req, resp)
+		resp = s.settle(resp)
 		if !resp.WasRefusal {
 			err = sw.complete(resp)
 		}
@@ -334,6 +329,20 @@ func (sw *sseWriter) Delta(text string) error {
 		}
 	}
 	return sw.event("delta", map[string]string{"text": text})
+}
+
+// Replace withdraws the text sent so far: the reader's text becomes text.
+func (sw *sseWriter) Replace(text string, sources []rag.Source) error {
+	if sources == nil {
+		sources = []rag.Source{}
+	}
+	sw.mu.Lock()
+	sw.sentSources, sw.sentText = true, true
+	sw.mu.Unlock()
+	return sw.event("replace", struct {
+		Text    string       `json:"text"`
+		Sources []rag.Source `json:"sources"`
+	}{text, sources})
 }
 
 // complete sends what a tutor that did not stream left out, so that every

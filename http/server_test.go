@@ -789,7 +789,7 @@ func TestPanicRecovery(t *testing.T) {
 type fakeGen struct{}
 
 func (fakeGen) Generate(ctx context.Context, req rag.GenerateRequest, emit func(string) error) (rag.Generated, error) {
-	return rag.Generated{Answer: "x"}, nil
+	return rag.Generated{Text: "x", Finish: rag.FinishStop}, nil
 }
 
 type fakeEmb struct{}

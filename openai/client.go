@@ -39,11 +39,6 @@ type Config struct {
 	// Answers.
 	Temperature float64
 	MaxTokens   int
-	// OnOutsideKnowledge is what an answer using outside-knowledge
-	// phrases becomes: "fallback" (an error wrapping ErrOutsideKnowledge,
-	// so the caller answers extractively) or "refuse" (declined).
-	OnOutsideKnowledge      string
-	OutsideKnowledgePhrases []string
 
 	// HTTPClient, when set, makes the requests (tests, proxies).
 	HTTPClient *http.Client
@@ -72,12 +67,6 @@ func (c Config) withDefaults(model string) Config {
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = 60 * time.Second
-	}
-	if c.OnOutsideKnowledge == "" {
-		c.OnOutsideKnowledge = "fallback"
-	}
-	if c.OutsideKnowledgePhrases == nil {
-		c.OutsideKnowledgePhrases = DefaultOutsideKnowledgePhrases
 	}
 	return c
 }

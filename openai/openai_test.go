@@ -57,12 +57,23 @@ func chatReply(w http.ResponseWriter, text string) {
 }
 
 func streamReply(w http.ResponseWriter, parts ...string) {
+	streamParts(w, "stop", true, parts...)
+}
+
+// streamParts streams text in parts, the last chunk carrying finish (none
+// when empty), and the [DONE] line when done.
+func streamParts(w http.ResponseWriter, finish string, done bool, parts ...string) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	for _, p := range parts {
 		fmt.Fprintf(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n", p)
 		w.(http.Flusher).Flush()
 	}
-	fmt.Fprint(w, "data: [DONE]\n\n")
+	if finish != "" {
+		fmt.Fprintf(w, "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":%q}]}\n\n", finish)
+	}
+	if done {
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}
 }
 
 var request = rag.GenerateRequest{
@@ -82,7 +93,7 @@ func TestGenerate(t *testing.T) {
 	cfg.Model = "my-model"
 	g := NewGenerator(cfg)
 	out, err := g.Generate(context.Background(), request, nil)
-	if err != nil || out.Declined || out.Answer != "A topic is a named channel (Topics)." {
+	if err != nil || out.Finish != rag.FinishStop || out.Text != "A topic is a named channel (Topics)." {
 		t.Fatalf("Generate = %+v, %v", out, err)
 	}
 	body := f.bodies[0]
@@ -113,29 +124,54 @@ func TestGenerateStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(got, "") != out.Answer || len(got) != 2 {
-		t.Errorf("streamed %q, answer %q", got, out.Answer)
+	if strings.Join(got, "") != out.Text || len(got) != 4 || out.Finish != rag.FinishStop {
+		t.Errorf("streamed %q, reported %+v", got, out)
 	}
 }
 
-func TestMarkerDeclines(t *testing.T) {
-	for _, stream := range []bool{false, true} {
-		_, cfg := serve(t, func(w http.ResponseWriter, body map[string]any, n int64) {
-			if stream {
-				streamReply(w, "NOT_IN", "_CONTEXT")
-			} else {
-				chatReply(w, "NOT_IN_CONTEXT")
+// TestFinishReported checks that the generator reports how the text
+// ended, as the API said: only a stream with its finish reason and its
+// [DONE] line is complete.
+func TestFinishReported(t *testing.T) {
+	cases := []struct {
+		name   string
+		reply  func(w http.ResponseWriter)
+		stream bool
+		want   string
+		err    bool
+	}{
+		{"complete stream", func(w http.ResponseWriter) { streamParts(w, "stop", true, "A topic.") }, true, rag.FinishStop, false},
+		{"no [DONE]", func(w http.ResponseWriter) { streamParts(w, "stop", false, "A topic.") }, true, rag.FinishCut, false},
+		{"no finish reason", func(w http.ResponseWriter) { streamParts(w, "", true, "A topic.") }, true, rag.FinishCut, false},
+		{"cut mid-text", func(w http.ResponseWriter) { streamParts(w, "", false, "you learned that robo") }, true, rag.FinishCut, false},
+		{"length", func(w http.ResponseWriter) { streamParts(w, "length", true, "A topic") }, true, "length", false},
+		{"error event", func(w http.ResponseWriter) {
+			streamParts(w, "", false, "A topic")
+			fmt.Fprint(w, "data: {\"error\":{\"message\":\"overloaded\"}}\n\n")
+		}, true, "", true},
+		{"plain, length", func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"length","message":{"role":"assistant","content":"A topic"}}]}`)
+		}, false, "length", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, cfg := serve(t, func(w http.ResponseWriter, body map[string]any, n int64) { tc.reply(w) })
+			var emit func(string) error
+			if tc.stream {
+				emit = func(string) error { return nil }
+			}
+			out, err := NewGenerator(cfg).Generate(context.Background(), request, emit)
+			if tc.err {
+				if rag.ErrorCode(err) != rag.EOPENAI {
+					t.Fatalf("err = %v, want %s", err, rag.EOPENAI)
+				}
+				return
+			}
+			if err != nil || out.Finish != tc.want {
+				t.Fatalf("Generate = %+v, %v; want finish %q", out, err, tc.want)
 			}
 		})
-		var emitted string
-		var emit func(string) error
-		if stream {
-			emit = func(d string) error { emitted += d; return nil }
-		}
-		out, err := NewGenerator(cfg).Generate(context.Background(), request, emit)
-		if err != nil || !out.Declined || emitted != "" {
-			t.Errorf("stream=%v: %+v %v, emitted %q", stream, out, err, emitted)
-		}
 	}
 }
 
@@ -162,6 +198,25 @@ func TestRetries(t *testing.T) {
 	_, err := NewGenerator(cfg).Generate(context.Background(), request, nil)
 	if rag.ErrorCode(err) != rag.EOPENAI || f.requests.Load() != 3 {
 		t.Errorf("err %v (code %s) after %d requests; want openai_error after 1+2 attempts", err, rag.ErrorCode(err), f.requests.Load())
+	}
+
+	// Streaming retries the same way, and waits as long as Retry-After says.
+	var arrived [2]time.Time
+	f, cfg = serve(t, func(w http.ResponseWriter, body map[string]any, n int64) {
+		arrived[n-1] = time.Now()
+		if n == 1 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprint(w, `{"error":{"message":"slow down"}}`)
+			return
+		}
+		streamReply(w, "ok.")
+	})
+	if _, err := NewGenerator(cfg).Generate(context.Background(), request, func(string) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if f.requests.Load() != 2 || arrived[1].Sub(arrived[0]) < time.Second {
+		t.Errorf("%d requests, %v apart; want a retry after the 1 s Retry-After", f.requests.Load(), arrived[1].Sub(arrived[0]))
 	}
 
 	f, cfg = serve(t, func(w http.ResponseWriter, body map[string]any, n int64) {
@@ -194,30 +249,6 @@ func TestPromptInjection(t *testing.T) {
 	}
 	if strings.Count(user, "</selection>") != 1 || strings.Count(user, "<question>") != 1 || !strings.Contains(user, "&lt;/selection>") {
 		t.Errorf("the selection escaped its delimiters: %q", user)
-	}
-}
-
-func TestOutsideKnowledge(t *testing.T) {
-	_, cfg := serve(t, func(w http.ResponseWriter, body map[string]any, n int64) {
-		chatReply(w, "A topic is a channel. In general, robots use many topics.")
-	})
-	_, err := NewGenerator(cfg).Generate(context.Background(), request, nil)
-	if !errors.Is(err, ErrOutsideKnowledge) || rag.ErrorCode(err) != rag.EOPENAI {
-		t.Errorf("fallback policy: %v", err)
-	}
-	cfg.OnOutsideKnowledge = "refuse"
-	out, err := NewGenerator(cfg).Generate(context.Background(), request, nil)
-	if err != nil || !out.Declined {
-		t.Errorf("refuse policy: %+v %v", out, err)
-	}
-	// Streaming never sends the flagged sentence.
-	_, cfg = serve(t, func(w http.ResponseWriter, body map[string]any, n int64) {
-		streamReply(w, "A topic is a channel. ", "Typically, robots use many. ", "More.")
-	})
-	var sent string
-	NewGenerator(cfg).Generate(context.Background(), request, func(d string) error { sent += d; return nil })
-	if sent != "A topic is a channel. " {
-		t.Errorf("streamed %q", sent)
 	}
 }
 
@@ -255,5 +286,19 @@ func TestEmbedder(t *testing.T) {
 	cfg.Dimension = 1536
 	if _, err := NewEmbedder(cfg).Embed(context.Background(), []string{"a"}); rag.ErrorCode(err) != rag.EOPENAI || !strings.Contains(err.Error(), "3 dimensions") {
 		t.Errorf("dimension mismatch: %v", err)
+	}
+}
+
+// TestEmbedderDeadline checks that a hanging embeddings API is given up
+// on after the configured timeout, as an openai_error.
+func TestEmbedderDeadline(t *testing.T) {
+	release := make(chan struct{})
+	_, cfg := serve(t, func(w http.ResponseWriter, body map[string]any, n int64) { <-release })
+	t.Cleanup(func() { close(release) }) // before the server's Close, which waits for the handler
+	cfg.Timeout = 50 * time.Millisecond
+	cfg.MaxRetries = -1
+	_, err := NewEmbedder(cfg).Embed(context.Background(), []string{"a topic"})
+	if rag.ErrorCode(err) != rag.EOPENAI || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want openai_error after the deadline", err)
 	}
 }

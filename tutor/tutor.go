@@ -1,7 +1,7 @@
 // Package tutor decides, for each question, between an answer drawn from
-// the book and one of the refusal spec's four refusals. Ask follows the
-// spec's refusal flow step by step; nothing else in the project decides
-// whether to refuse.
+// the book and one of the refusal spec's four refusals, and what of a
+// generator's text the reader receives. Ask follows the spec's refusal
+// flow step by step; nothing else in the project decides.
 package tutor
 
 import (
@@ -15,9 +15,11 @@ import (
 
 var _ rag.Tutor = (*Tutor)(nil)
 
-// EvidenceFinder finds the parts of a text that answer a question. The
-// lexical index implements it for every configuration: whatever retrieves
-// the chunks, this decides whether they hold an answer.
+// EvidenceFinder finds the parts of a text that answer a question: the
+// book's own evidence check, which the lexical index implements. With the
+// extractive answerer it decides whether the chunks hold an answer; with
+// a language model it only picks the passages of the fallback answer, and
+// never vetoes chunks the retriever (embeddings, say) found.
 type EvidenceFinder interface {
 	// Evidence returns the passages of the chunks that answer the
 	// question, or none.
@@ -29,7 +31,8 @@ type EvidenceFinder interface {
 	Topic(question string) string
 }
 
-// Config holds the refusal spec's tunables; DefaultConfig has its values.
+// Config holds the refusal spec's tunables and the tutor's policy on a
+// language model's text; DefaultConfig has their values.
 type Config struct {
 	// EmptyThreshold: below it on every chunk, nothing relevant was found.
 	EmptyThreshold float64
@@ -38,9 +41,14 @@ type Config struct {
 	TopK               int
 	// CourseName fills the course's name into the refusal messages.
 	CourseName string
-	// FallbackOnGeneratorError answers with the fallback generator when
-	// the main one fails, instead of returning the error.
+	// FallbackOnGeneratorError answers extractively when the language
+	// model fails or its text is rejected, instead of an openai_error.
 	FallbackOnGeneratorError bool
+	// OnOutsideKnowledge is what a model's text using an
+	// outside-knowledge phrase becomes: "fallback" (as any rejected text)
+	// or "refuse" (insufficient_context).
+	OnOutsideKnowledge      string
+	OutsideKnowledgePhrases []string
 }
 
 // DefaultConfig returns the spec's thresholds and top-k.
@@ -51,6 +59,8 @@ func DefaultConfig() Config {
 		TopK:                     5,
 		CourseName:               "Physical AI & Humanoid Robotics",
 		FallbackOnGeneratorError: true,
+		OnOutsideKnowledge:       "fallback",
+		OutsideKnowledgePhrases:  DefaultOutsideKnowledgePhrases,
 	}
 }
 
@@ -65,10 +75,15 @@ func (c Config) Validate() error {
 	if c.TopK < 1 || c.TopK > 100 {
 		return fmt.Errorf("top-k must be 1..100, got %d", c.TopK)
 	}
+	if c.OnOutsideKnowledge != "fallback" && c.OnOutsideKnowledge != "refuse" {
+		return fmt.Errorf("on-outside-knowledge must be fallback or refuse, not %q", c.OnOutsideKnowledge)
+	}
 	return nil
 }
 
-// Tutor answers from the book or refuses.
+// Tutor answers from the book or refuses. It is the only place that
+// decides: retrievers only retrieve, generators only report what they
+// produced, and the HTTP layer only carries the result.
 type Tutor struct {
 	Config    Config
 	Retriever rag.Retriever
@@ -77,12 +92,14 @@ type Tutor struct {
 	// Modules are the ingested book's module titles: the course's scope
 	// as the out-of-scope refusal lists it.
 	Modules []string
-	// Generator writes answers; Fallback (the extractive answerer) stands
-	// in when Generator fails and Config.FallbackOnGeneratorError is set.
-	Generator rag.Generator
-	Fallback  rag.Generator
-	Refusals  *RefusalLog
-	Logger    *slog.Logger
+	// Extractive answers with the passages the book's evidence check
+	// found: the answerer when LLM is nil, else the fallback.
+	Extractive rag.Generator
+	// LLM, when set, writes the answers, and its NOT_IN_CONTEXT reply
+	// judges whether the confident chunks answer the question.
+	LLM      rag.Generator
+	Refusals *RefusalLog
+	Logger   *slog.Logger
 }
 
 // Ask runs the refusal flow of the spec:
@@ -92,10 +109,12 @@ type Tutor struct {
 //	                     nothing >= empty threshold     -> empty_retrieval
 //	                     nothing >= confident threshold -> insufficient_context
 //	                     out-of-scope pattern           -> out_of_scope
-//	                     no passage answers             -> insufficient_context
+//	                     extractive, no passage answers -> insufficient_context
 //	                     otherwise                      -> generate from the confident chunks
 //
-// The generator is called only on the last line of each branch.
+// The generator is called only on the last line of each branch. With the
+// extractive answerer the book's evidence check judges answerability;
+// with a language model its own judgement does (see answer).
 func (t *Tutor) Ask(ctx context.Context, req rag.ChatRequest, stream rag.Stream) (rag.ChatResponse, error) {
 	if req.SelectedText != "" {
 		evidence := t.Evidence.SelectedEvidence(req.Question, req.SelectedText)
@@ -125,7 +144,7 @@ func (t *Tutor) Ask(ctx context.Context, req rag.ChatRequest, stream rag.Stream)
 		return t.refuse(req, rag.OutOfScope, chunks, topic)
 	}
 	evidence := t.Evidence.Evidence(req.Question, relevant)
-	if len(evidence) == 0 {
+	if len(evidence) == 0 && t.LLM == nil {
 		return t.refuse(req, rag.InsufficientContext, chunks, "")
 	}
 	return t.generate(ctx, req, rag.GenerateRequest{Question: req.Question, Context: relevant, Evidence: evidence}, stream)
@@ -155,33 +174,162 @@ func (t *Tutor) refuse(req rag.ChatRequest, reason rag.RefusalReason, chunks []r
 	return rag.Refusal(reason, msg, req.SessionID), nil
 }
 
+// noAnswer is the refusal for context that turned out not to answer: the
+// selection's, or the book's.
+func (t *Tutor) noAnswer(req rag.ChatRequest, g rag.GenerateRequest) (rag.ChatResponse, error) {
+	if g.SelectedText != "" {
+		return t.refuse(req, rag.SelectedTextInsufficient, nil, "")
+	}
+	return t.refuse(req, rag.InsufficientContext, g.Context, "")
+}
+
 func (t *Tutor) generate(ctx context.Context, req rag.ChatRequest, g rag.GenerateRequest, stream rag.Stream) (rag.ChatResponse, error) {
+	if t.LLM == nil {
+		return t.extract(ctx, req, g, stream)
+	}
+	return t.answer(ctx, req, g, stream)
+}
+
+// extract answers with the book's passages, streamed as they are
+// rendered: the evidence check has already accepted them.
+func (t *Tutor) extract(ctx context.Context, req rag.ChatRequest, g rag.GenerateRequest, stream rag.Stream) (rag.ChatResponse, error) {
 	sources := SourcesOf(g.Evidence)
+	var emit func(string) error
 	if stream != nil {
 		if err := stream.Sources(sources); err != nil {
 			return rag.ChatResponse{}, err
 		}
-	}
-	var emit func(string) error
-	if stream != nil {
 		emit = stream.Delta
 	}
-	out, err := t.Generator.Generate(ctx, g, emit)
-	if err != nil && t.Fallback != nil && t.Config.FallbackOnGeneratorError && ctx.Err() == nil {
-		t.logger().Warn("generator failed; answering extractively", "err", err, "session_id", req.SessionID)
-		out, err = t.Fallback.Generate(ctx, g, nil)
-	}
+	out, err := t.Extractive.Generate(ctx, g, emit)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return rag.ChatResponse{}, err
 		}
 		return rag.ChatResponse{}, fmt.Errorf("generate: %w", err)
 	}
-	if out.Declined {
-		// The model read the context and found no answer in it.
-		return t.refuse(req, rag.InsufficientContext, g.Context, "")
+	return rag.ChatResponse{Answer: out.Text, Sources: sources, SessionID: req.SessionID}, nil
+}
+
+// streamError is a failed write to the reader, passed back through the
+// generator: the reader is gone, nothing falls back.
+type streamError struct{ err error }
+
+func (e *streamError) Error() string { return e.err.Error() }
+func (e *streamError) Unwrap() error { return e.err }
+
+// answer asks the language model and checks its text like user input:
+//
+//	each sentence, before the reader sees it: no control characters, no
+//	    NOT_IN_CONTEXT after text, no outside-knowledge phrase
+//	the whole: finished (a "stop", never a cut stream), not empty
+//	NOT_IN_CONTEXT as the reply         -> insufficient_context (selected_text_insufficient)
+//	outside knowledge, policy "refuse"  -> insufficient_context
+//	rejected, or the model failed       -> fallback: the extractive answer
+//	                                       (no book passage answers: insufficient_context),
+//	                                       or openai_error without fallback
+//
+// Streamed, only accepted sentences are released. When text has been
+// released and what stands is something else, the stream ends with
+// Replace carrying it, so the reader, the response and the history hold
+// the same text.
+func (t *Tutor) answer(ctx context.Context, req rag.ChatRequest, g rag.GenerateRequest, stream rag.Stream) (rag.ChatResponse, error) {
+	sources := SourcesOf(g.Evidence)
+	if len(g.Evidence) == 0 {
+		sources = SourcesOf(passagesOf(g.Context))
 	}
-	return rag.ChatResponse{Answer: out.Answer, Sources: sources, SessionID: req.SessionID}, nil
+	sc := &screen{phrases: t.Config.OutsideKnowledgePhrases}
+	released := false
+	release := func(text string) error {
+		if text == "" || stream == nil {
+			return nil
+		}
+		if !released {
+			released = true
+			if err := stream.Sources(sources); err != nil {
+				return &streamError{err}
+			}
+		}
+		if err := stream.Delta(text); err != nil {
+			return &streamError{err}
+		}
+		return nil
+	}
+	var emit func(string) error
+	if stream != nil {
+		emit = func(delta string) error {
+			text, rej := sc.feed(delta)
+			if rej != nil {
+				return rej
+			}
+			return release(text)
+		}
+	}
+
+	out, err := t.LLM.Generate(ctx, g, emit)
+	var rej *rejection
+	var se *streamError
+	switch {
+	case errors.As(err, &se):
+		return rag.ChatResponse{}, se.err
+	case errors.As(err, &rej):
+	case err != nil && ctx.Err() != nil:
+		return rag.ChatResponse{}, fmt.Errorf("generate: %w", err)
+	case err != nil:
+	default:
+		if stream == nil {
+			_, rej = sc.feed(out.Text)
+		}
+		if rej == nil {
+			var text string
+			if text, rej = sc.finish(out.Finish); rej == nil {
+				if err := release(text); err != nil {
+					return rag.ChatResponse{}, errors.Unwrap(err)
+				}
+				return rag.ChatResponse{Answer: sc.released.String(), Sources: sources, SessionID: req.SessionID}, nil
+			}
+		}
+	}
+	if rej != nil {
+		err = rag.WrapError(rag.EOPENAI, "The language model's answer could not be used.", rej)
+	}
+
+	var resp rag.ChatResponse
+	switch {
+	case rej != nil && rej.declined:
+		resp, err = t.noAnswer(req, g)
+	case rej != nil && rej.outside && t.Config.OnOutsideKnowledge == "refuse":
+		resp, err = t.noAnswer(req, g)
+	case !t.Config.FallbackOnGeneratorError:
+		return rag.ChatResponse{}, fmt.Errorf("generate: %w", err)
+	case len(g.Evidence) == 0:
+		t.logger().Warn("language model's answer not used and no passage of the book answers; refusing", "err", err, "session_id", req.SessionID)
+		resp, err = t.noAnswer(req, g)
+	default:
+		t.logger().Warn("language model's answer not used; answering extractively", "err", err, "session_id", req.SessionID)
+		if released {
+			resp, err = t.extract(ctx, req, g, nil)
+		} else {
+			resp, err = t.extract(ctx, req, g, stream)
+		}
+	}
+	if err != nil || !released {
+		return resp, err
+	}
+	if err := stream.Replace(resp.Answer, resp.Sources); err != nil {
+		return rag.ChatResponse{}, err
+	}
+	return resp, nil
+}
+
+// passagesOf makes each chunk a passage of its own: the sources of an
+// answer the model wrote from whole chunks.
+func passagesOf(chunks []rag.ScoredChunk) []rag.Passage {
+	out := make([]rag.Passage, len(chunks))
+	for i := range chunks {
+		out[i] = rag.Passage{Text: chunks[i].Text, Chunk: &chunks[i]}
+	}
+	return out
 }
 
 func (t *Tutor) logger() *slog.Logger {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -55,20 +57,30 @@ func (g *countingGenerator) Generate(ctx context.Context, req rag.GenerateReques
 	if g.err != nil {
 		return rag.Generated{}, g.err
 	}
-	return rag.Generated{Answer: "answer: " + req.Evidence[0].Text, Declined: g.declined}, nil
+	if g.declined {
+		return rag.Generated{Text: rag.NotInContext, Finish: rag.FinishStop}, nil
+	}
+	text := "answer: " + req.Evidence[0].Text
+	if emit != nil {
+		if err := emit(text); err != nil {
+			return rag.Generated{}, err
+		}
+	}
+	return rag.Generated{Text: text, Finish: rag.FinishStop}, nil
 }
 
 func newTutor(r rag.Retriever, found bool, gen rag.Generator, log *bytes.Buffer) *Tutor {
 	rl := NewRefusalLog(log)
 	rl.Now = func() time.Time { return time.Date(2024, 12, 24, 10, 30, 0, 0, time.UTC) }
 	return &Tutor{
-		Config:    DefaultConfig(),
-		Retriever: r,
-		Evidence:  stubEvidence{found: found},
-		Scope:     DefaultScope(),
-		Modules:   []string{"Physical AI Foundations", "ROS 2 Fundamentals"},
-		Generator: gen,
-		Refusals:  rl,
+		Config:     DefaultConfig(),
+		Retriever:  r,
+		Evidence:   stubEvidence{found: found},
+		Scope:      DefaultScope(),
+		Modules:    []string{"Physical AI Foundations", "ROS 2 Fundamentals"},
+		Extractive: gen,
+		Refusals:   rl,
+		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 }
 
@@ -208,24 +220,27 @@ func TestScope(t *testing.T) {
 func TestGeneratorFailure(t *testing.T) {
 	var log bytes.Buffer
 	boom := errors.New("upstream down")
-	tu := newTutor(stubRetriever{scores: []float64{0.9}}, true, &countingGenerator{err: boom}, &log)
+	fallback := &countingGenerator{}
+	tu := newTutor(stubRetriever{scores: []float64{0.9}}, true, fallback, &log)
+	tu.LLM = &countingGenerator{err: boom}
 	tu.Config.FallbackOnGeneratorError = false
 	if _, err := tu.Ask(context.Background(), rag.ChatRequest{Question: "q"}, nil); !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want the generator's error", err)
 	}
-	fallback := &countingGenerator{}
-	tu.Fallback = fallback
 	tu.Config.FallbackOnGeneratorError = true
 	resp, err := tu.Ask(context.Background(), rag.ChatRequest{Question: "q"}, nil)
 	if err != nil || resp.WasRefusal || fallback.calls != 1 {
 		t.Fatalf("fallback: resp=%+v err=%v calls=%d", resp, err, fallback.calls)
 	}
 
-	declining := &countingGenerator{declined: true}
-	tu.Generator = declining
+	tu.LLM = &countingGenerator{declined: true}
 	resp, _ = tu.Ask(context.Background(), rag.ChatRequest{Question: "q"}, nil)
 	if !resp.WasRefusal || *resp.RefusalReason != rag.InsufficientContext {
 		t.Fatalf("a declined answer = %+v, want insufficient_context", resp)
+	}
+	resp, _ = tu.Ask(context.Background(), rag.ChatRequest{Question: "q", SelectedText: "some text"}, nil)
+	if !resp.WasRefusal || *resp.RefusalReason != rag.SelectedTextInsufficient {
+		t.Fatalf("a declined answer about a selection = %+v, want selected_text_insufficient", resp)
 	}
 }
 
@@ -233,6 +248,10 @@ type recStream struct{ events []string }
 
 func (r *recStream) Sources(s []rag.Source) error { r.events = append(r.events, "sources"); return nil }
 func (r *recStream) Delta(string) error           { r.events = append(r.events, "delta"); return nil }
+func (r *recStream) Replace(string, []rag.Source) error {
+	r.events = append(r.events, "replace")
+	return nil
+}
 
 func TestStreamOrder(t *testing.T) {
 	var log bytes.Buffer
@@ -263,5 +282,5 @@ func (streamingGen) Generate(ctx context.Context, req rag.GenerateRequest, emit 
 			return rag.Generated{}, err
 		}
 	}
-	return rag.Generated{Answer: "a b"}, nil
+	return rag.Generated{Text: "a b", Finish: rag.FinishStop}, nil
 }

@@ -116,15 +116,14 @@ func openApp(ctx context.Context, cfg Config, stderr io.Writer, ensure bool) (*A
 		logw = f
 	}
 	a.Tutor = &tutor.Tutor{
-		Modules:   scopeList(ix),
-		Config:    cfg.Tutor,
-		Retriever: a.Lexical,
-		Evidence:  a.Lexical,
-		Scope:     scope,
-		Generator: extractive.Generator{},
-		Fallback:  extractive.Generator{},
-		Refusals:  tutor.NewRefusalLog(logw),
-		Logger:    logger,
+		Modules:    scopeList(ix),
+		Config:     cfg.Tutor,
+		Retriever:  a.Lexical,
+		Evidence:   a.Lexical,
+		Scope:      scope,
+		Extractive: extractive.Generator{},
+		Refusals:   tutor.NewRefusalLog(logw),
+		Logger:     logger,
 	}
 	if err := a.openBackends(ctx); err != nil {
 		a.Close()

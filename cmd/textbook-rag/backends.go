@@ -35,15 +35,11 @@ func (a *App) openBackends(ctx context.Context) error {
 	switch cfg.Generator {
 	case "", "extractive":
 	case "openai":
-		if cfg.OutsideKnowledge != "fallback" && cfg.OutsideKnowledge != "refuse" {
-			return usageError{fmt.Sprintf("--on-outside-knowledge must be fallback or refuse, not %q", cfg.OutsideKnowledge)}
-		}
-		a.Tutor.Generator = openai.NewGenerator(openai.Config{
-			BaseURL:            cfg.OpenAIBaseURL,
-			APIKey:             cfg.OpenAIAPIKey,
-			Model:              cfg.LLMModel,
-			Timeout:            cfg.LLMTimeout,
-			OnOutsideKnowledge: cfg.OutsideKnowledge,
+		a.Tutor.LLM = openai.NewGenerator(openai.Config{
+			BaseURL: cfg.OpenAIBaseURL,
+			APIKey:  cfg.OpenAIAPIKey,
+			Model:   cfg.LLMModel,
+			Timeout: cfg.LLMTimeout,
 		})
 	default:
 		return usageError{fmt.Sprintf("unknown generator %q (want extractive or openai)", cfg.Generator)}
@@ -70,6 +66,7 @@ func (a *App) openDense(ctx context.Context) error {
 		APIKey:    cfg.OpenAIAPIKey,
 		Model:     cfg.EmbeddingModel,
 		Dimension: cfg.EmbeddingDim,
+		Timeout:   cfg.EmbedTimeout,
 	})
 	store, where, err := a.openVectorStore(ctx, emb.Dimension())
 	if err != nil {

@@ -46,7 +46,7 @@ type Config struct {
 	EmbeddingDim     int
 	LLMModel         string
 	LLMTimeout       time.Duration
-	OutsideKnowledge string // "fallback" or "refuse"
+	EmbedTimeout     time.Duration
 	QdrantURL        string
 	QdrantAPIKey     string
 	QdrantCollection string
@@ -80,7 +80,7 @@ func DefaultConfig() Config {
 		EmbeddingDim:     1536,
 		LLMModel:         "gpt-4o-mini",
 		LLMTimeout:       30 * time.Second,
-		OutsideKnowledge: "fallback",
+		EmbedTimeout:     10 * time.Second,
 		QdrantCollection: "textbook_chunks",
 		QdrantTimeout:    10 * time.Second,
 	}
@@ -227,7 +227,8 @@ func (f *flags) answering() {
 	f.int(&c.EmbeddingDim, "embedding-dim", "EMBEDDING_DIM", "embedding dimension")
 	f.str(&c.LLMModel, "llm-model", "LLM_MODEL", "chat model")
 	f.duration(&c.LLMTimeout, "llm-timeout", "LLM_TIMEOUT", "time limit of one LLM answer")
-	f.str(&c.OutsideKnowledge, "on-outside-knowledge", "TEXTBOOK_RAG_ON_OUTSIDE_KNOWLEDGE", `what an LLM answer with outside-knowledge phrases becomes: "fallback" (extractive answer) or "refuse"`)
+	f.duration(&c.EmbedTimeout, "embed-timeout", "EMBED_TIMEOUT", "time limit of one embeddings call (a question, or a batch of the book at ingest)")
+	f.str(&c.Tutor.OnOutsideKnowledge, "on-outside-knowledge", "TEXTBOOK_RAG_ON_OUTSIDE_KNOWLEDGE", `what an LLM answer with outside-knowledge phrases becomes: "fallback" (extractive answer) or "refuse"`)
 	f.bool(&c.Tutor.FallbackOnGeneratorError, "llm-fallback", "TEXTBOOK_RAG_LLM_FALLBACK", "answer extractively when the LLM fails (else openai_error)")
 	f.str(&c.QdrantURL, "qdrant-url", "QDRANT_URL", "Qdrant gRPC URL (e.g. http://localhost:6334); empty = the embedded store")
 	f.str(&c.QdrantAPIKey, "qdrant-api-key", "QDRANT_API_KEY", "Qdrant API key")

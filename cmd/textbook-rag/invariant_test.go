@@ -55,7 +55,7 @@ func TestGeneratorNeverCalledOnRefusal(t *testing.T) {
 	forEachQuestionSet(t, func(t *testing.T, docs string, qs []eval.Question) {
 		app := openTestApp(t, docs)
 		gen := &countingGenerator{Generator: extractive.Generator{}}
-		app.Tutor.Generator = gen
+		app.Tutor.Extractive = gen
 		refusals := 0
 		for _, q := range qs {
 			req := rag.ChatRequest{Question: q.Question, SelectedText: q.SelectedText, SessionID: uuid.NewString()}

@@ -83,7 +83,11 @@ func openService(ctx context.Context, cfg Config, stderr io.Writer) (*service, e
 		HistoryTimeout:   cfg.HistoryTimeout,
 	})
 	s.srv.Logger = app.Logger
-	app.Tutor.Generator = s.srv.Metrics.CountGenerator(app.Tutor.Generator)
+	if app.Tutor.LLM != nil {
+		app.Tutor.LLM = s.srv.Metrics.CountGenerator(app.Tutor.LLM)
+	} else {
+		app.Tutor.Extractive = s.srv.Metrics.CountGenerator(app.Tutor.Extractive)
+	}
 	if app.embedder != nil {
 		app.countEmbedder(s.srv.Metrics.CountEmbedder)
 	}
