@@ -45,7 +45,8 @@ type ChatResponse struct {
 }
 
 // Normalize trims the request and validates it at the edge. It returns an
-// *Error with code EINVALID, EQUESTIONTOOLONG or ESELECTEDTOOLONG.
+// *Error with code EINVALID, EQUESTIONTOOLONG or ESELECTEDTOOLONG, whose
+// details name the field (and its limit, for the lengths).
 func (r *ChatRequest) Normalize() error {
 	if !utf8.ValidString(r.Question) || !utf8.ValidString(r.SelectedText) || !utf8.ValidString(r.SessionID) {
 		return Errorf(EINVALID, "question and selected_text must be valid UTF-8")
@@ -53,7 +54,7 @@ func (r *ChatRequest) Normalize() error {
 	r.Question = strings.TrimSpace(r.Question)
 	r.SessionID = strings.TrimSpace(r.SessionID)
 	if r.Question == "" {
-		return Errorf(EINVALID, "question is required")
+		return fieldError(EINVALID, "question", "question is required")
 	}
 	for _, f := range []struct{ name, text string }{{"question", r.Question}, {"selected_text", r.SelectedText}} {
 		if err := checkControls(f.name, f.text); err != nil {
@@ -61,18 +62,22 @@ func (r *ChatRequest) Normalize() error {
 		}
 	}
 	if n := utf8.RuneCountInString(r.Question); n > MaxQuestionChars {
-		return Errorf(EQUESTIONTOOLONG, "question has %d characters; the limit is %d", n, MaxQuestionChars)
+		e := fieldError(EQUESTIONTOOLONG, "question", "question has %d characters; the limit is %d", n, MaxQuestionChars)
+		e.Details["max_chars"] = MaxQuestionChars
+		return e
 	}
 	if strings.TrimSpace(r.SelectedText) == "" {
 		r.SelectedText = ""
 	}
 	if n := utf8.RuneCountInString(r.SelectedText); n > MaxSelectedTextChars {
-		return Errorf(ESELECTEDTOOLONG, "selected_text has %d characters; the limit is %d", n, MaxSelectedTextChars)
+		e := fieldError(ESELECTEDTOOLONG, "selected_text", "selected_text has %d characters; the limit is %d", n, MaxSelectedTextChars)
+		e.Details["max_chars"] = MaxSelectedTextChars
+		return e
 	}
 	if r.SessionID != "" {
 		id, err := uuid.Parse(r.SessionID)
 		if err != nil {
-			return Errorf(EINVALID, "session_id must be a UUID")
+			return fieldError(EINVALID, "session_id", "session_id must be a UUID")
 		}
 		r.SessionID = id.String()
 	}
@@ -87,9 +92,7 @@ func checkControls(field, text string) error {
 	for _, c := range text {
 		n++
 		if unicode.IsControl(c) && c != '\t' && c != '\n' && c != '\r' {
-			e := Errorf(EINVALID, "%s must not contain control characters (U+%04X at character %d)", field, c, n)
-			e.Details = map[string]any{"field": field}
-			return e
+			return fieldError(EINVALID, field, "%s must not contain control characters (U+%04X at character %d)", field, c, n)
 		}
 	}
 	return nil
@@ -99,4 +102,12 @@ func checkControls(field, text string) error {
 func Refusal(reason RefusalReason, message, sessionID string) ChatResponse {
 	r := reason
 	return ChatResponse{Answer: message, WasRefusal: true, Sources: []Source{}, RefusalReason: &r, SessionID: sessionID}
+}
+
+// fieldError is an *Error about one field of the request, named in its
+// details so that clients need not read the message.
+func fieldError(code, field, format string, args ...any) *Error {
+	e := Errorf(code, format, args...)
+	e.Details = map[string]any{"field": field}
+	return e
 }

@@ -75,7 +75,7 @@ func (s *Server) decodeChat(w http.ResponseWriter, r *http.Request) (rag.ChatReq
 		req.SessionID = *in.SessionID
 	}
 	if err := req.Normalize(); err != nil {
-		return req, withField(err)
+		return req, err
 	}
 	if req.SessionID == "" {
 		req.SessionID = s.NewID()
@@ -104,37 +104,6 @@ func jsonError(err error) error {
 	default:
 		return rag.Errorf(rag.EINVALID, "the request body is not valid JSON")
 	}
-}
-
-// withField adds the offending field to Normalize's errors.
-func withField(err error) error {
-	var e *rag.Error
-	if !errors.As(err, &e) || e.Details != nil {
-		return err
-	}
-	field := ""
-	switch {
-	case e.Code == rag.EQUESTIONTOOLONG, strings.HasPrefix(e.Message, "question is"):
-		field = "question"
-	case e.Code == rag.ESELECTEDTOOLONG:
-		field = "selected_text"
-	case strings.HasPrefix(e.Message, "session_id"):
-		field = "session_id"
-	}
-	if field == "" {
-		return err
-	}
-	out := *e
-	out.Details = map[string]any{"field": field}
-	switch field {
-	case "question":
-		if e.Code == rag.EQUESTIONTOOLONG {
-			out.Details["max_chars"] = rag.MaxQuestionChars
-		}
-	case "selected_text":
-		out.Details["max_chars"] = rag.MaxSelectedTextChars
-	}
-	return &out
 }
 
 func (s *Server) ready() error {

@@ -24,7 +24,7 @@ import (
 // Config is the server's configuration. Start from DefaultConfig: in a
 // Config literal a zero rate means "no limit".
 type Config struct {
-	// Addr is the listen address for ListenAndServe (default ":8000").
+	// Addr is the listen address for ListenAndServe (default DefaultAddr).
 	Addr string
 	// AllowedOrigins is the CORS allow-list. nil means the defaults
 	// (http://localhost:3000, http://localhost:8001); an empty non-nil
@@ -63,7 +63,7 @@ type Config struct {
 
 // Defaults.
 const (
-	DefaultAddr            = ":8000"
+	DefaultAddr            = ":8001"
 	DefaultMaxBodyBytes    = 64 << 10
 	DefaultShutdownTimeout = 10 * time.Second
 	DefaultHealthTimeout   = 2 * time.Second

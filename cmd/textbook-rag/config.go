@@ -6,10 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	rhttp "github.com/textbook-rag/rag/http"
 	"github.com/textbook-rag/rag/tutor"
 )
 
@@ -67,8 +69,8 @@ func DefaultConfig() Config {
 	return Config{
 		Data:             DefaultDataDir(),
 		Tutor:            tutor.DefaultConfig(),
-		Addr:             ":8001",
-		AllowedOrigins:   []string{"http://localhost:3000", "http://localhost:8001"},
+		Addr:             rhttp.DefaultAddr,
+		AllowedOrigins:   slices.Clone(rhttp.DefaultAllowedOrigins),
 		ChatRate:         30,
 		ChunksRate:       60,
 		TrustedProxies:   1,
