@@ -120,8 +120,6 @@ type Message struct {
 
 // History stores chat sessions and their messages.
 type History interface {
-	// EnsureSession creates the session if it does not exist yet.
-	EnsureSession(ctx context.Context, id string) error
 	// AppendExchange writes the question and its response in one
 	// transaction: both or neither.
 	AppendExchange(ctx context.Context, sessionID string, question Message, answer Message) error

@@ -125,22 +125,6 @@ func (h *History) now() time.Time {
 	return time.Now().UTC()
 }
 
-// EnsureSession creates the session, started now, unless it exists.
-func (h *History) EnsureSession(ctx context.Context, id string) error {
-	sid, err := rag.SessionUUID(id)
-	if err != nil {
-		return err
-	}
-	now := h.now().Truncate(time.Microsecond)
-	err = h.pool.with(ctx, func(c *pgx.Conn) error {
-		return ensureSession(ctx, c, sid, now, now)
-	})
-	if err != nil {
-		return fmt.Errorf("ensure session %s: %w", sid, err)
-	}
-	return nil
-}
-
 type execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }

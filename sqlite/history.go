@@ -325,30 +325,6 @@ func formatTime(t time.Time) string {
 	return t.UTC().Truncate(time.Microsecond).Format(timeFormat)
 }
 
-// EnsureSession creates the session, started now, unless it exists.
-func (h *History) EnsureSession(ctx context.Context, id string) error {
-	sid, err := rag.SessionUUID(id)
-	if err != nil {
-		return err
-	}
-	now := h.now()
-	if err := ensureSession(ctx, h.db, sid, now, now); err != nil {
-		return fmt.Errorf("ensure session %s: %w", sid, err)
-	}
-	return nil
-}
-
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
-// ensureSession inserts the session unless it exists.
-func ensureSession(ctx context.Context, db execer, id string, started, created time.Time) error {
-	_, err := db.ExecContext(ctx, `INSERT INTO chat_sessions (id, started_at, created_at) VALUES (?, ?, ?)
-ON CONFLICT (id) DO NOTHING`, id, formatTime(started), formatTime(created))
-	return err
-}
-
 // AppendExchange writes the question and its answer in one transaction,
 // creating the session if needed: both messages or neither. Bad input is
 // an EINVALID *rag.Error and writes nothing.
