@@ -19,22 +19,33 @@ import (
 	"github.com/textbook-rag/rag/tutor"
 )
 
-// App is an opened book: its index, its retrieval model and the tutor
-// that answers from it. The commands build one and close it.
-type App struct {
-	Config  Config
+// Main is the wiring of every command: the configuration, read once at
+// start, and each dependency, built once and wrapped once (with metrics,
+// when serving) before the tutor that uses it is built. Close releases
+// what it opened.
+type Main struct {
+	Config Config
+	Logger *slog.Logger
+	// Metrics, when set before Open, counts the generator's and the
+	// embedder's calls.
+	Metrics *rhttp.Metrics
+
 	Index   *datadir.Index
 	Lexical *lexical.Index
 	Tutor   *tutor.Tutor
-	Logger  *slog.Logger
 
-	// embedder is set when an API embedder serves retrieval; checks are
-	// the health checks of the backends opened.
-	embedder      rag.Embedder
-	countEmbedder func(wrap func(rag.Embedder) rag.Embedder)
-	checks        []rhttp.Check
+	// Set by OpenService.
+	History rag.History
+	Server  *rhttp.Server
 
+	stderr  io.Writer
+	checks  []rhttp.Check // health checks of the backends opened
 	closers []func() error
+}
+
+// NewMain returns the wiring for cfg, logging JSON to stderr.
+func NewMain(cfg Config, stderr io.Writer) *Main {
+	return &Main{Config: cfg, Logger: slog.New(slog.NewJSONHandler(stderr, nil)), stderr: stderr}
 }
 
 // bookFS returns the configured book: a folder, or the built-in sample.
@@ -82,63 +93,90 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done,
 	return book, len(chunks), wrote, nil
 }
 
-// openApp makes sure the index is current (ingesting the book when it is
-// missing or changed, unless only --data was given) and builds the tutor.
-func openApp(ctx context.Context, cfg Config, stderr io.Writer, ensure bool) (*App, error) {
-	logger := slog.New(slog.NewJSONHandler(stderr, nil))
+// Open makes sure the index is current (ingesting the book when it is
+// missing or changed, when ensure is set) and builds the tutor over its
+// backends. On error what was opened is closed.
+func (m *Main) Open(ctx context.Context, ensure bool) error {
+	if err := m.open(ctx, ensure); err != nil {
+		m.Close()
+		return err
+	}
+	return nil
+}
+
+func (m *Main) open(ctx context.Context, ensure bool) error {
+	cfg := m.Config
 	if ensure {
-		if _, _, _, err := ingest(ctx, cfg, stderr, nil); err != nil {
-			return nil, err
+		if _, _, _, err := ingest(ctx, cfg, m.stderr, nil); err != nil {
+			return err
 		}
 	}
 	ix, err := datadir.Load(cfg.Data)
 	if errors.Is(err, datadir.ErrNoIndex) {
-		return nil, fmt.Errorf("%w: run `textbook-rag ingest --data %s` first", err, cfg.Data)
+		return fmt.Errorf("%w: run `textbook-rag ingest --data %s` first", err, cfg.Data)
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
-	a := &App{Config: cfg, Index: ix, Lexical: lexical.New(ix.Chunks), Logger: logger}
+	m.Index, m.Lexical = ix, lexical.New(ix.Chunks)
 
 	scope := tutor.DefaultScope()
 	if cfg.ScopePatterns != "" {
 		if scope, err = tutor.LoadScope(cfg.ScopePatterns); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	var logw io.Writer = stderr
+	logw := m.stderr
 	if cfg.RefusalLog != "" {
 		f, err := os.OpenFile(cfg.RefusalLog, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
-			return nil, fmt.Errorf("refusal log: %w", err)
+			return fmt.Errorf("refusal log: %w", err)
 		}
-		a.closers = append(a.closers, f.Close)
+		m.closers = append(m.closers, f.Close)
 		logw = f
 	}
-	a.Tutor = &tutor.Tutor{
-		Modules:    scopeList(ix),
+	retriever, err := m.openRetriever(ctx)
+	if err != nil {
+		return err
+	}
+	llm, err := m.openLLM()
+	if err != nil {
+		return err
+	}
+	var extractor rag.Generator = extractive.Generator{}
+	if llm == nil {
+		extractor = m.countGenerator(extractor)
+	}
+	m.Tutor = &tutor.Tutor{
 		Config:     cfg.Tutor,
-		Retriever:  a.Lexical,
-		Evidence:   a.Lexical,
+		Retriever:  retriever,
+		Evidence:   m.Lexical,
 		Scope:      scope,
-		Extractive: extractive.Generator{},
+		Modules:    scopeList(ix),
+		Extractive: extractor,
+		LLM:        llm,
 		Refusals:   tutor.NewRefusalLog(logw),
-		Logger:     logger,
+		Logger:     m.Logger,
 	}
-	if err := a.openBackends(ctx); err != nil {
-		a.Close()
-		return nil, err
-	}
-	return a, nil
+	return nil
 }
 
-// Close releases what the app opened, last first.
-func (a *App) Close() error {
-	var errs []error
-	for i := len(a.closers) - 1; i >= 0; i-- {
-		errs = append(errs, a.closers[i]())
+// countGenerator wraps the generator that answers with the metrics, when
+// there are metrics.
+func (m *Main) countGenerator(g rag.Generator) rag.Generator {
+	if m.Metrics == nil {
+		return g
 	}
-	a.closers = nil
+	return m.Metrics.CountGenerator(g)
+}
+
+// Close releases what the wiring opened, last first.
+func (m *Main) Close() error {
+	var errs []error
+	for i := len(m.closers) - 1; i >= 0; i-- {
+		errs = append(errs, m.closers[i]())
+	}
+	m.closers = nil
 	return errors.Join(errs...)
 }
 

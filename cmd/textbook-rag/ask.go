@@ -35,8 +35,8 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// Only --data: answer from that index as it is. Otherwise make sure
 	// the index matches the book first.
 	ensure := cfg.Docs != "" || !flagSet(f, "data")
-	app, err := openApp(ctx, cfg, stderr, ensure)
-	if err != nil {
+	app := NewMain(cfg, stderr)
+	if err := app.Open(ctx, ensure); err != nil {
 		return err
 	}
 	defer app.Close()

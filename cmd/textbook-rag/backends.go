@@ -14,37 +14,41 @@ import (
 	"github.com/textbook-rag/rag/qdrant"
 )
 
-// openBackends swaps in the production retriever and generator when they
-// are configured: an OpenAI-compatible embedder over Qdrant (or the
-// embedded flat store), and an OpenAI-compatible LLM. The refusal flow and
-// the evidence check stay exactly as they are.
-func (a *App) openBackends(ctx context.Context) error {
-	cfg := a.Config
+// openRetriever builds the configured retriever: the book's lexical
+// index, or an OpenAI-compatible embedder over Qdrant (or the embedded
+// flat store), the embedder counted by the metrics.
+func (m *Main) openRetriever(ctx context.Context) (rag.Retriever, error) {
+	cfg := m.Config
 	switch cfg.Embedder {
 	case "":
 		if cfg.QdrantURL != "" {
-			return usageError{"QDRANT_URL needs an embedder: set --embedder openai"}
+			return nil, usageError{"QDRANT_URL needs an embedder: set --embedder openai"}
 		}
+		return m.Lexical, nil
 	case "openai":
-		if err := a.openDense(ctx); err != nil {
-			return err
-		}
+		return m.openDense(ctx)
 	default:
-		return usageError{fmt.Sprintf("unknown embedder %q (want \"\" or \"openai\")", cfg.Embedder)}
+		return nil, usageError{fmt.Sprintf("unknown embedder %q (want \"\" or \"openai\")", cfg.Embedder)}
 	}
+}
+
+// openLLM builds the configured language model, counted by the metrics,
+// or nil for the extractive answerer.
+func (m *Main) openLLM() (rag.Generator, error) {
+	cfg := m.Config
 	switch cfg.Generator {
 	case "", "extractive":
+		return nil, nil
 	case "openai":
-		a.Tutor.LLM = openai.NewGenerator(openai.Config{
+		return m.countGenerator(openai.NewGenerator(openai.Config{
 			BaseURL: cfg.OpenAIBaseURL,
 			APIKey:  cfg.OpenAIAPIKey,
 			Model:   cfg.LLMModel,
 			Timeout: cfg.LLMTimeout,
-		})
+		})), nil
 	default:
-		return usageError{fmt.Sprintf("unknown generator %q (want extractive or openai)", cfg.Generator)}
+		return nil, usageError{fmt.Sprintf("unknown generator %q (want extractive or openai)", cfg.Generator)}
 	}
-	return nil
 }
 
 // embedStamp records what the stored vectors were made from; a change of
@@ -59,8 +63,8 @@ type embedStamp struct {
 
 const stampFile = "embeddings.json"
 
-func (a *App) openDense(ctx context.Context) error {
-	cfg := a.Config
+func (m *Main) openDense(ctx context.Context) (rag.Retriever, error) {
+	cfg := m.Config
 	emb := openai.NewEmbedder(openai.Config{
 		BaseURL:   cfg.OpenAIBaseURL,
 		APIKey:    cfg.OpenAIAPIKey,
@@ -68,38 +72,38 @@ func (a *App) openDense(ctx context.Context) error {
 		Dimension: cfg.EmbeddingDim,
 		Timeout:   cfg.EmbedTimeout,
 	})
-	store, where, err := a.openVectorStore(ctx, emb.Dimension())
+	store, where, err := m.openVectorStore(ctx, emb.Dimension())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	stamp := embedStamp{BookHash: a.Index.Book.Hash, Chunker: chunkOptions(), Model: cfg.EmbeddingModel, Dim: emb.Dimension(), Store: where}
+	stamp := embedStamp{BookHash: m.Index.Book.Hash, Chunker: chunkOptions(), Model: cfg.EmbeddingModel, Dim: emb.Dimension(), Store: where}
 	if !stampCurrent(cfg.Data, stamp) {
-		a.Logger.Info("embedding the book", "chunks", len(a.Index.Chunks), "model", cfg.EmbeddingModel, "store", where)
-		if err := dense.Index(ctx, emb, store, a.Index.Chunks, 64, nil); err != nil {
-			return fmt.Errorf("index embeddings: %w", err)
+		m.Logger.Info("embedding the book", "chunks", len(m.Index.Chunks), "model", cfg.EmbeddingModel, "store", where)
+		if err := dense.Index(ctx, emb, store, m.Index.Chunks, 64, nil); err != nil {
+			return nil, fmt.Errorf("index embeddings: %w", err)
 		}
 		if err := writeStamp(cfg.Data, stamp); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	r := &dense.Retriever{Embedder: emb, Store: store}
-	a.Tutor.Retriever = r
-	a.embedder = emb
-	a.countEmbedder = func(wrap func(rag.Embedder) rag.Embedder) { r.Embedder = wrap(emb) }
-	return nil
+	var counted rag.Embedder = emb
+	if m.Metrics != nil {
+		counted = m.Metrics.CountEmbedder(emb)
+	}
+	return &dense.Retriever{Embedder: counted, Store: store}, nil
 }
 
 // openVectorStore opens Qdrant when configured, else the flat store in the
 // data dir, and says which for the stamp.
-func (a *App) openVectorStore(ctx context.Context, dim int) (rag.VectorStore, string, error) {
-	cfg := a.Config
+func (m *Main) openVectorStore(ctx context.Context, dim int) (rag.VectorStore, string, error) {
+	cfg := m.Config
 	if cfg.QdrantURL != "" {
 		qs, err := openQdrant(ctx, cfg, dim)
 		if err != nil {
 			return nil, "", err
 		}
-		a.closers = append(a.closers, qs.Close)
-		a.checks = append(a.checks, rhttp.Check{Name: "qdrant_connected", Ping: qs.Ping})
+		m.closers = append(m.closers, qs.Close)
+		m.checks = append(m.checks, rhttp.Check{Name: "qdrant_connected", Ping: qs.Ping})
 		return qs, "qdrant " + cfg.QdrantURL + " " + cfg.QdrantCollection, nil
 	}
 	fs, err := dense.OpenFlat(filepath.Join(cfg.Data, "vectors.json"), dim)

@@ -32,8 +32,8 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	defer os.RemoveAll(dir)
 	cfg.Data = dir
 	cfg.RefusalLog = os.DevNull
-	app, err := openApp(ctx, cfg, stderr, true)
-	if err != nil {
+	app := NewMain(cfg, stderr)
+	if err := app.Open(ctx, true); err != nil {
 		return err
 	}
 	defer app.Close()

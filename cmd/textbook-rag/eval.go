@@ -40,8 +40,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		// The refusal log of a hundred questions would bury the table.
 		cfg.RefusalLog = os.DevNull
 	}
-	app, err := openApp(ctx, cfg, stderr, true)
-	if err != nil {
+	app := NewMain(cfg, stderr)
+	if err := app.Open(ctx, true); err != nil {
 		return err
 	}
 	defer app.Close()

@@ -51,8 +51,8 @@ func TestScopeListsNestedModules(t *testing.T) {
 	}
 	cfg := DefaultConfig()
 	cfg.Docs, cfg.Data = docs, filepath.Join(t.TempDir(), "data")
-	a, err := openApp(t.Context(), cfg, io.Discard, true)
-	if err != nil {
+	a := NewMain(cfg, io.Discard)
+	if err := a.Open(t.Context(), true); err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()

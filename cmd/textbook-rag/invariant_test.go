@@ -35,13 +35,13 @@ func (g *countingGenerator) Generate(ctx context.Context, req rag.GenerateReques
 
 // openTestApp opens the wiring of the commands on a book, in a temporary
 // data dir, with the refusal log discarded.
-func openTestApp(tb testing.TB, docs string) *App {
+func openTestApp(tb testing.TB, docs string) *Main {
 	tb.Helper()
 	cfg := DefaultConfig()
 	cfg.Docs = docs
 	cfg.Data = tb.TempDir()
-	app, err := openApp(context.Background(), cfg, io.Discard, true)
-	if err != nil {
+	app := NewMain(cfg, io.Discard)
+	if err := app.Open(context.Background(), true); err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { app.Close() })

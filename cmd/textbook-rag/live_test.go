@@ -30,8 +30,8 @@ func TestLive(t *testing.T) {
 	cfg.QdrantCollection = "textbook_rag_live_test"
 	// text-embedding-3-small scores run lower than the spec's model's.
 	cfg.Tutor.EmptyThreshold, cfg.Tutor.ConfidentThreshold = 0.25, 0.4
-	app, err := openApp(context.Background(), cfg, io.Discard, true)
-	if err != nil {
+	app := NewMain(cfg, io.Discard)
+	if err := app.Open(context.Background(), true); err != nil {
 		t.Fatal(err)
 	}
 	defer app.Close()

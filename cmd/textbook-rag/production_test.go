@@ -95,8 +95,8 @@ func TestProductionInvariant(t *testing.T) {
 		// Bag-of-words cosines run low: thresholds from `calibrate`.
 		cfg.Tutor.EmptyThreshold, cfg.Tutor.ConfidentThreshold = 0.3, 0.45
 		cfg.Tutor.FallbackOnGeneratorError = false
-		app, err := openApp(context.Background(), cfg, io.Discard, true)
-		if err != nil {
+		app := NewMain(cfg, io.Discard)
+		if err := app.Open(context.Background(), true); err != nil {
 			t.Fatal(err)
 		}
 		defer app.Close()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,12 +16,19 @@ import (
 	"github.com/textbook-rag/rag/web"
 )
 
-// service is the tutor behind its HTTP API, with chat history and the
-// reader's page: what `serve` runs and what the end-to-end tests start.
-type service struct {
-	app     *App
-	history rag.History
-	srv     *rhttp.Server
+// OpenService opens what `serve` runs and the end-to-end tests start:
+// the tutor, counted by the server's metrics, behind its HTTP API, with
+// chat history and the reader's page. On error what was opened is closed.
+func (m *Main) OpenService(ctx context.Context) error {
+	m.Metrics = rhttp.NewMetrics()
+	if err := m.Open(ctx, true); err != nil {
+		return err
+	}
+	if err := m.openService(ctx); err != nil {
+		m.Close()
+		return err
+	}
+	return nil
 }
 
 // historyOpenTimeout bounds connecting to the history store and migrating
@@ -30,20 +36,9 @@ type service struct {
 // stops the start with an error instead of holding it.
 const historyOpenTimeout = 30 * time.Second
 
-func openService(ctx context.Context, cfg Config, stderr io.Writer) (*service, error) {
-	app, err := openApp(ctx, cfg, stderr, true)
-	if err != nil {
-		return nil, err
-	}
-	s := &service{app: app}
-	ok := false
-	defer func() {
-		if !ok {
-			s.close()
-		}
-	}()
-
-	// Each store is assigned to s.history only once open: a nil
+func (m *Main) openService(ctx context.Context) error {
+	cfg := m.Config
+	// Each store is assigned to m.History only once open: a nil
 	// *postgres.History in the interface would not compare equal to nil.
 	octx, cancel := context.WithTimeout(ctx, historyOpenTimeout)
 	defer cancel()
@@ -51,27 +46,28 @@ func openService(ctx context.Context, cfg Config, stderr io.Writer) (*service, e
 	if cfg.DatabaseURL != "" {
 		h, err := postgres.Open(octx, cfg.DatabaseURL)
 		if err != nil {
-			return nil, fmt.Errorf("chat history: %w", err)
+			return fmt.Errorf("chat history: %w", err)
 		}
-		s.history, historyCheck = h, "postgres_connected"
+		m.History, historyCheck = h, "postgres_connected"
 	} else {
 		h, err := sqlite.Open(octx, filepath.Join(cfg.Data, "history.db"))
 		if err != nil {
-			return nil, fmt.Errorf("chat history: %w", err)
+			return fmt.Errorf("chat history: %w", err)
 		}
-		s.history = h
+		m.History = h
 	}
+	m.closers = append(m.closers, m.History.Close)
 
 	fsys, _, err := bookFS(cfg)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	page, err := web.New(fsys, web.Options{Title: app.Index.Book.Title})
+	page, err := web.New(fsys, web.Options{Title: m.Index.Book.Title})
 	if err != nil {
-		return nil, fmt.Errorf("reader's page: %w", err)
+		return fmt.Errorf("reader's page: %w", err)
 	}
 
-	s.srv = rhttp.NewServer(rhttp.Config{
+	m.Server = rhttp.NewServer(rhttp.Config{
 		Addr:             cfg.Addr,
 		AllowedOrigins:   cfg.AllowedOrigins,
 		AdminToken:       cfg.AdminToken,
@@ -82,27 +78,42 @@ func openService(ctx context.Context, cfg Config, stderr io.Writer) (*service, e
 		ShutdownTimeout:  cfg.ShutdownWait,
 		HistoryTimeout:   cfg.HistoryTimeout,
 	})
-	s.srv.Logger = app.Logger
-	if app.Tutor.LLM != nil {
-		app.Tutor.LLM = s.srv.Metrics.CountGenerator(app.Tutor.LLM)
-	} else {
-		app.Tutor.Extractive = s.srv.Metrics.CountGenerator(app.Tutor.Extractive)
+	m.Server.Logger = m.Logger
+	m.Server.Metrics = m.Metrics
+	m.Server.Tutor = m.Tutor
+	m.Server.History = m.History
+	m.Server.Chunks = m.Index
+	m.Server.Web = page
+	m.Server.Checks = append([]rhttp.Check{{Name: historyCheck, Ping: m.History.Ping}}, m.checks...)
+	return nil
+}
+
+// Run serves on Config.Addr until ctx is done, then shuts down; with a
+// history retention it prunes idle sessions meanwhile.
+func (m *Main) Run(ctx context.Context, stdout io.Writer) error {
+	cfg := m.Config
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.Addr, err)
 	}
-	if app.embedder != nil {
-		app.countEmbedder(s.srv.Metrics.CountEmbedder)
+	m.logConfig(ln.Addr().String())
+	if err := m.Server.Open(ln); err != nil {
+		return err
 	}
-	s.srv.Tutor = app.Tutor
-	s.srv.History = s.history
-	s.srv.Chunks = app.Index
-	s.srv.Web = page
-	s.srv.Checks = append([]rhttp.Check{{Name: historyCheck, Ping: s.history.Ping}}, app.checks...)
-	ok = true
-	return s, nil
+	if cfg.HistoryRetention > 0 {
+		if p, ok := m.History.(rag.HistoryPruner); ok {
+			go keepHistory(ctx, p, cfg.HistoryRetention, m.Logger)
+		}
+	}
+	fmt.Fprintf(stdout, "textbook-rag is serving %q on http://%s\n", m.Index.Book.Title, displayAddr(ln.Addr()))
+	<-ctx.Done()
+	m.Logger.Info("shutting down")
+	return m.Server.Shutdown(context.Background())
 }
 
 // logConfig logs the effective configuration once, without secrets.
-func (s *service) logConfig(addr string) {
-	c := s.app.Config
+func (m *Main) logConfig(addr string) {
+	c := m.Config
 	docs := c.Docs
 	if docs == "" {
 		docs = "(built-in sample textbook)"
@@ -118,12 +129,12 @@ func (s *service) logConfig(addr string) {
 			retriever += " + qdrant " + c.QdrantCollection
 		}
 	}
-	s.app.Logger.Info("starting",
+	m.Logger.Info("starting",
 		slog.String("version", rag.Version),
 		slog.String("addr", addr),
 		slog.String("docs", docs),
 		slog.String("data", c.Data),
-		slog.Int("chunks", len(s.app.Index.Chunks)),
+		slog.Int("chunks", len(m.Index.Chunks)),
 		slog.Float64("empty_threshold", c.Tutor.EmptyThreshold),
 		slog.Float64("confident_threshold", c.Tutor.ConfidentThreshold),
 		slog.Int("top_k", c.Tutor.TopK),
@@ -141,17 +152,6 @@ func (s *service) logConfig(addr string) {
 	)
 }
 
-func (s *service) close() error {
-	var errs []error
-	if s.history != nil {
-		errs = append(errs, s.history.Close())
-	}
-	if s.app != nil {
-		errs = append(errs, s.app.Close())
-	}
-	return errors.Join(errs...)
-}
-
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := DefaultConfig()
 	f := newFlags("serve", &cfg, stderr)
@@ -164,28 +164,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if f.fs.NArg() > 0 {
 		return usageError{"serve takes no arguments"}
 	}
-	s, err := openService(ctx, cfg, stderr)
-	if err != nil {
+	m := NewMain(cfg, stderr)
+	if err := m.OpenService(ctx); err != nil {
 		return err
 	}
-	defer s.close()
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listen %s: %w", cfg.Addr, err)
-	}
-	s.logConfig(ln.Addr().String())
-	if err := s.srv.Open(ln); err != nil {
-		return err
-	}
-	if cfg.HistoryRetention > 0 {
-		if p, ok := s.history.(rag.HistoryPruner); ok {
-			go keepHistory(ctx, p, cfg.HistoryRetention, s.app.Logger)
-		}
-	}
-	fmt.Fprintf(stdout, "textbook-rag is serving %q on http://%s\n", s.app.Index.Book.Title, displayAddr(ln.Addr()))
-	<-ctx.Done()
-	s.app.Logger.Info("shutting down")
-	return s.srv.Shutdown(context.Background())
+	defer m.Close()
+	return m.Run(ctx, stdout)
 }
 
 // keepHistory deletes the sessions idle for longer than retention, at

@@ -18,7 +18,7 @@ import (
 
 // startService starts the real wiring of `serve` on 127.0.0.1:0 over the
 // sample textbook and returns its base URL.
-func startService(t *testing.T, edit func(*Config)) (string, *service) {
+func startService(t *testing.T, edit func(*Config)) (string, *Main) {
 	t.Helper()
 	base, s, closeFn := startServiceTB(t, edit)
 	t.Cleanup(closeFn)
@@ -35,7 +35,7 @@ func startBenchService(b *testing.B, docs string) (string, func()) {
 	return base, closeFn
 }
 
-func startServiceTB(t testing.TB, edit func(*Config)) (string, *service, func()) {
+func startServiceTB(t testing.TB, edit func(*Config)) (string, *Main, func()) {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Data = t.TempDir()
@@ -46,20 +46,20 @@ func startServiceTB(t testing.TB, edit func(*Config)) (string, *service, func())
 	if edit != nil {
 		edit(&cfg)
 	}
-	s, err := openService(context.Background(), cfg, io.Discard)
-	if err != nil {
+	s := NewMain(cfg, io.Discard)
+	if err := s.OpenService(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.srv.Open(ln); err != nil {
+	if err := s.Server.Open(ln); err != nil {
 		t.Fatal(err)
 	}
 	return "http://" + ln.Addr().String(), s, func() {
-		s.srv.Shutdown(context.Background())
-		s.close()
+		s.Server.Shutdown(context.Background())
+		s.Close()
 	}
 }
 
@@ -153,7 +153,7 @@ func TestServeChat(t *testing.T) {
 		}
 	})
 	t.Run("refusal log", func(t *testing.T) {
-		b, err := os.ReadFile(filepath.Join(s.app.Config.Data, "refusals.log"))
+		b, err := os.ReadFile(filepath.Join(s.Config.Data, "refusals.log"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,7 +277,7 @@ func TestServeStreamAndHistory(t *testing.T) {
 
 func TestServeChunksHealthCORSRateLimit(t *testing.T) {
 	base, s := startService(t, func(c *Config) { c.AdminToken = "s3cret"; c.ChatRate = 2 })
-	module := s.app.Index.Chunks[len(s.app.Index.Chunks)-1].ModuleID
+	module := s.Index.Chunks[len(s.Index.Chunks)-1].ModuleID
 
 	get := func(path, token string) *http.Response {
 		req, _ := http.NewRequest("GET", base+path, nil)
