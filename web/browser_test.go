@@ -124,6 +124,19 @@ func (s *standIn) stream(w http.ResponseWriter, r *http.Request) {
 		resp = rag.Refusal(rag.InsufficientContext, "I found some related content, but not enough to provide a confident answer.", req.SessionID)
 	case strings.Contains(q, "wheel") && req.SelectedText != "":
 		resp = rag.Refusal(rag.SelectedTextInsufficient, "The selected text doesn't contain enough information to answer your question.", req.SessionID)
+	case strings.Contains(q, "withdrawn"):
+		// The tutor withdraws a sentence it had sent: "replace" carries
+		// what stands instead, then waits for the test before "done".
+		src := rag.Source{ChunkID: "c1", ModuleID: "module-1", ChapterID: "chapter-2-topics", SectionHeading: "Publishers & Subscribers", Anchor: "publishers--subscribers", Score: 0.83, Path: "module-1/chapter-2-topics"}
+		resp = rag.ChatResponse{Answer: "From “Publishers & Subscribers”:\n\nA **publisher** sends messages on a named topic.", Sources: []rag.Source{src}, SessionID: req.SessionID}
+		event("sources", resp.Sources)
+		event("delta", map[string]string{"text": "Publishers shout into the void."})
+		event("replace", map[string]any{"text": resp.Answer, "sources": resp.Sources})
+		select {
+		case <-s.release:
+		case <-r.Context().Done():
+			return
+		}
 	case strings.Contains(q, "table"):
 		src := rag.Source{ChunkID: "c2", ModuleID: "module-1", ChapterID: "chapter-2-topics", SectionHeading: "Quality of Service", Anchor: "qos", Score: 0.9}
 		resp = rag.ChatResponse{Answer: markdownAnswer, Sources: []rag.Source{src}, SessionID: req.SessionID}
@@ -508,4 +521,35 @@ func lastLabel(b *browsertest.Browser) refusalShown {
 		const t = s => (m.querySelector(s) || {}).textContent || "";
 		return {Reason: m.dataset.reason || "", Label: t(".refusal-label .label-text"), Next: t(".refusal-next span"), Button: t(".refusal-action")};
 	})()`)
+}
+
+// TestBrowserReplace: a replace event swaps the text shown so far for its
+// own, with its sources, before done arrives.
+func TestBrowserReplace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests skipped in -short mode")
+	}
+	if browsertest.ChromePath() == "" {
+		t.Skip("browser tests skipped: no chromium, chromium-browser or google-chrome on PATH (apt-get install chromium)")
+	}
+	srv, api := startStandIn(t)
+	b := browsertest.NewBrowser(t, browsertest.ArtifactsDir(t))
+	b.Navigate(srv.URL + "/docs/module-1/chapter-2-topics")
+	b.OpenPanel()
+	b.Exec(`R.querySelector(".input").focus()`)
+	b.Keys("Was the answer withdrawn?\r")
+	b.WaitFor("the replaced text while the answer is still open",
+		`(() => { const m = R.querySelector(".msg.assistant"); return m && m.innerText.includes("sends messages on a named topic") && !m.innerText.includes("shout") && R.querySelector(".panel").getAttribute("aria-busy") === "true"; })()`)
+	api.release <- struct{}{}
+	b.WaitFor("the answer to end", `R.querySelector(".panel").getAttribute("aria-busy") !== "true"`)
+	got := browsertest.Eval[string](b, `R.querySelector(".msg.assistant").innerText`)
+	if strings.Contains(got, "shout") || !strings.Contains(got, "sends messages on a named topic") {
+		t.Errorf("the answer shows %q", got)
+	}
+	if n := browsertest.Eval[int](b, `R.querySelectorAll(".msg.assistant .sources a").length`); n != 1 {
+		t.Errorf("%d source links, want the replace event's one", n)
+	}
+	if ex := b.Exceptions(); len(ex) > 0 {
+		t.Errorf("JavaScript exceptions: %q", ex)
+	}
 }
