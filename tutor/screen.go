@@ -59,6 +59,17 @@ func (s *screen) feed(text string) (string, *rejection) {
 	}
 }
 
+// end judges the generator's report once it has stopped: its whole text
+// first when none was fed while it ran, then what is left (see finish).
+func (s *screen) end(out rag.Generated, whole bool) (string, *rejection) {
+	if whole {
+		if _, rej := s.feed(out.Text); rej != nil {
+			return "", rej
+		}
+	}
+	return s.finish(out.Finish)
+}
+
 // finish judges what is left once the generator has stopped, and the text
 // as a whole: it must be complete and not empty.
 func (s *screen) finish(finish string) (string, *rejection) {

@@ -267,33 +267,28 @@ func (t *Tutor) answer(ctx context.Context, req rag.ChatRequest, g rag.GenerateR
 	}
 
 	out, err := t.LLM.Generate(ctx, g, emit)
-	var rej *rejection
 	var se *streamError
+	var rej *rejection
 	switch {
 	case errors.As(err, &se):
-		return rag.ChatResponse{}, se.err
+		return rag.ChatResponse{}, se.err // the reader is gone: nothing stands in
 	case errors.As(err, &rej):
 	case err != nil && ctx.Err() != nil:
 		return rag.ChatResponse{}, fmt.Errorf("generate: %w", err)
-	case err != nil:
-	default:
-		if stream == nil {
-			_, rej = sc.feed(out.Text)
-		}
-		if rej == nil {
-			var text string
-			if text, rej = sc.finish(out.Finish); rej == nil {
-				if err := release(text); err != nil {
-					return rag.ChatResponse{}, errors.Unwrap(err)
-				}
-				return rag.ChatResponse{Answer: sc.released.String(), Sources: sources, SessionID: req.SessionID}, nil
+	case err == nil:
+		var rest string
+		if rest, rej = sc.end(out, stream == nil); rej == nil {
+			if err := release(rest); err != nil {
+				return rag.ChatResponse{}, errors.Unwrap(err)
 			}
+			return rag.ChatResponse{Answer: sc.released.String(), Sources: sources, SessionID: req.SessionID}, nil
 		}
 	}
 	if rej != nil {
 		err = rag.WrapError(rag.EOPENAI, "The language model's answer could not be used.", rej)
 	}
 
+	// Not accepted: decide what stands instead.
 	var resp rag.ChatResponse
 	switch {
 	case rej != nil && rej.declined:
