@@ -21,8 +21,8 @@ type unit struct {
 	// "Create the package:"); its words are context for the unit.
 	lead  string
 	terms map[string]bool
-	ctx   map[string]float64 // stems from heading and lead, with credit
-	nums  map[string]bool    // the numbers the unit states
+	ctx   unitContext     // stems from heading, section, lead and text, with credit
+	nums  map[string]bool // the numbers the unit states
 	// subject is what the unit defines, when it reads as a definition.
 	subject map[string]bool
 	// overview marks units of a module's index page, which restates what
@@ -218,7 +218,7 @@ func (r reading) scoreUnits(units []*unit) unitFacts {
 			if u.terms[s] {
 				m[k] = 1
 			} else {
-				m[k] = u.ctx[s]
+				m[k] = u.ctx.credit(s)
 			}
 		}
 		f.match[i] = m
@@ -227,7 +227,7 @@ func (r reading) scoreUnits(units []*unit) unitFacts {
 		// the book talks about them, more than a passage that mentions
 		// them in passing.
 		for _, t := range r.q.terms {
-			if u.ctx[t.stem] >= headingCredit {
+			if u.ctx.credit(t.stem) >= headingCredit {
 				f.headShare[i] += t.weight / r.q.total
 			}
 		}
@@ -748,7 +748,7 @@ func (ix *Index) ExplainEvidence(question string, chunks []rag.ScoredChunk, n in
 			if u.terms[s] {
 				return 1
 			}
-			return u.ctx[s]
+			return u.ctx.credit(s)
 		}) * unitPrior(u, wantsCode)
 	}
 	sort.SliceStable(units, func(a, b int) bool { return units[a].score > units[b].score })

@@ -44,20 +44,17 @@ func splitUnitsWith(text string, headings []rag.Heading, section, anchor string,
 		u.summary = summaryHeading(cur.Text)
 		u.asks = asksReader(u, cur.Text)
 		u.lines = strings.Count(u.text, "\n")
-		u.ctx = map[string]float64{}
-		for s := range all {
-			u.ctx[s] = contextCredit
-		}
+		u.ctx = unitContext{all: all, allCredit: contextCredit, near: map[string]float64{}}
 		for s := range sectionTerms {
-			u.ctx[s] = sectionCredit
+			u.ctx.near[s] = sectionCredit
 		}
 		for s := range stemSet(cur.Text) {
-			u.ctx[s] = headingCredit
+			u.ctx.near[s] = headingCredit
 		}
 		if u.lead != "" {
 			for s := range stemSet(u.lead) {
-				if u.ctx[s] < leadCredit {
-					u.ctx[s] = leadCredit
+				if u.ctx.credit(s) < leadCredit {
+					u.ctx.near[s] = leadCredit
 				}
 			}
 		}
@@ -223,4 +220,26 @@ func identifiersIn(text string) [][]string {
 		out = append(out, stems)
 	}
 	return out
+}
+
+// unitContext is the credit a unit gets for a stem it does not hold
+// itself: the credit of its heading, section or lead when one of them
+// holds the stem, else contextCredit when the rest of the text does. The
+// text's stems are one set shared by all its units, so a chunk of n units
+// keeps its vocabulary once, not n times.
+type unitContext struct {
+	all       map[string]bool
+	allCredit float64
+	near      map[string]float64
+}
+
+// credit is the unit's credit for stem s, 0 when nothing around it holds s.
+func (c unitContext) credit(s string) float64 {
+	if v, ok := c.near[s]; ok {
+		return v
+	}
+	if c.all[s] {
+		return c.allCredit
+	}
+	return 0
 }
