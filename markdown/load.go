@@ -14,6 +14,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"runtime"
 	"strconv"
 	"strings"
 	"unicode"
@@ -86,6 +87,10 @@ func hidden(name string) bool { return strings.HasPrefix(name, "_") || strings.H
 // stops with ctx's error when ctx is done.
 func Load(ctx context.Context, fsys fs.FS, opts Options) (rag.Book, []rag.Chunk, error) {
 	opts = opts.withDefaults()
+	// Hold the token encoder until the whole book is chunked (see encoder).
+	if enc, err := encoder(); err == nil {
+		defer runtime.KeepAlive(enc)
+	}
 	t, err := ReadTree(ctx, fsys, opts)
 	if err != nil {
 		return rag.Book{}, nil, err

@@ -1,19 +1,63 @@
 package markdown
 
 import (
+	"fmt"
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"weak"
 
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
+// The cl100k_base encoder takes about 11 MB of maps and is only needed
+// while a book is chunked, so the package keeps a weak pointer to it: Load
+// holds it while it runs, and a server that ingested at start gives the
+// memory back. tiktoken.GetEncoding would keep the ranks for the life of
+// the process, so the encoder is built here from the same parts.
 var (
-	encOnce sync.Once
-	enc     *tiktoken.Tiktoken
-	encErr  error
+	encMu   sync.Mutex
+	encWeak weak.Pointer[tiktoken.Tiktoken]
 )
+
+// cl100kPattern and cl100kSpecial define cl100k_base next to its ranks
+// (the pre-tokeniser and the special tokens, as tiktoken-go has them);
+// TestEncoderIsCL100K checks them against tiktoken.GetEncoding.
+const cl100kPattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+
+var cl100kSpecial = map[string]int{
+	tiktoken.ENDOFTEXT:   100257,
+	tiktoken.FIM_PREFIX:  100258,
+	tiktoken.FIM_MIDDLE:  100259,
+	tiktoken.FIM_SUFFIX:  100260,
+	tiktoken.ENDOFPROMPT: 100276,
+}
+
+// encoder returns the cl100k_base encoder, loading it again when nothing
+// held it through the last garbage collection.
+func encoder() (*tiktoken.Tiktoken, error) {
+	encMu.Lock()
+	defer encMu.Unlock()
+	if e := encWeak.Value(); e != nil {
+		return e, nil
+	}
+	ranks, err := tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe("cl100k_base.tiktoken")
+	if err != nil {
+		return nil, fmt.Errorf("load cl100k_base: %w", err)
+	}
+	bpe, err := tiktoken.NewCoreBPE(ranks, cl100kSpecial, cl100kPattern)
+	if err != nil {
+		return nil, fmt.Errorf("load cl100k_base: %w", err)
+	}
+	special := map[string]any{}
+	for k := range cl100kSpecial {
+		special[k] = true
+	}
+	e := tiktoken.NewTiktoken(bpe, &tiktoken.Encoding{Name: tiktoken.MODEL_CL100K_BASE, PatStr: cl100kPattern, MergeableRanks: ranks, SpecialTokens: cl100kSpecial}, special)
+	encWeak = weak.Make(e)
+	return e, nil
+}
 
 // maxRun bounds how many runes of one kind (letters, digits, spaces or
 // other symbols) reach the encoder at once. cl100k's byte-pair merge costs
@@ -28,11 +72,8 @@ const maxRun = 64
 // length: linear in the text, and close for the repetitive runs (rules,
 // indents, pasted blobs) that are this long.
 func CountTokens(s string) int {
-	encOnce.Do(func() {
-		tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
-		enc, encErr = tiktoken.GetEncoding("cl100k_base")
-	})
-	if encErr != nil {
+	enc, err := encoder()
+	if err != nil {
 		// The embedded encoding cannot fail to load; if it ever does,
 		// fall back to a close estimate rather than refusing to ingest.
 		return len(s) / 4

@@ -1,8 +1,13 @@
 package markdown
 
 import (
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pkoukk/tiktoken-go"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 // Only the first maxRun runes of a long run reach the encoder, so counting
@@ -42,6 +47,10 @@ func TestBPEPieces(t *testing.T) {
 	if ps := bpePieces(prose); len(ps) != 1 {
 		t.Errorf("ordinary text was cut into %d pieces", len(ps))
 	}
+	enc, err := encoder()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got := CountTokens(prose); got != len(enc.EncodeOrdinary(prose)) {
 		t.Errorf("CountTokens(prose) = %d, cl100k says %d", got, len(enc.EncodeOrdinary(prose)))
 	}
@@ -65,5 +74,39 @@ func BenchmarkCountTokensLongWord(b *testing.B) {
 	CountTokens("load the encoding")
 	for b.Loop() {
 		CountTokens(word)
+	}
+}
+
+// The encoder built here is tiktoken-go's cl100k_base: same tokens for
+// prose, code, special-token text and odd characters; and once nothing
+// holds it, a collection frees it and the next count loads it again.
+func TestEncoderIsCL100K(t *testing.T) {
+	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
+	want, err := tiktoken.GetEncoding(tiktoken.MODEL_CL100K_BASE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := encoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		"A robot senses, thinks and acts. It's the 1234th time we've done it!",
+		"```python\nimport rclpy\nnode = rclpy.create_node('talker')  # 42\n```",
+		"<|endoftext|> stays ordinary text here",
+		"  indented\r\n\ttabs, émigré naïve 日本語 ─── 🤖",
+	} {
+		if g, w := got.EncodeOrdinary(s), want.EncodeOrdinary(s); !slices.Equal(g, w) {
+			t.Errorf("EncodeOrdinary(%q) = %v, cl100k_base says %v", s, g, w)
+		}
+	}
+	got = nil
+	runtime.GC()
+	runtime.GC()
+	if encWeak.Value() != nil {
+		t.Error("the encoder outlived its last user")
+	}
+	if CountTokens("one two three") != 3 {
+		t.Error("the encoder did not load again after it was freed")
 	}
 }
