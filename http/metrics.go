@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,13 +25,31 @@ import (
 //
 // plus the Go runtime and process collectors.
 type Metrics struct {
-	registry    *prometheus.Registry
-	requests    *prometheus.CounterVec
-	duration    *prometheus.HistogramVec
-	refusals    *prometheus.CounterVec
-	generator   prometheus.Counter
-	embedder    prometheus.Counter
-	rateLimited *prometheus.CounterVec
+	registry *prometheus.Registry
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	refusals *prometheus.CounterVec
+	// refusalCounts are the refusals' series, made once (read-only after).
+	refusalCounts map[rag.RefusalReason]prometheus.Counter
+	generator     prometheus.Counter
+	embedder      prometheus.Counter
+	rateLimited   *prometheus.CounterVec
+
+	// children caches the series a request updates, by labels. A
+	// CounterVec looks a series up under a read lock whose counter every
+	// core writes; a sync.Map read of an existing key writes nothing
+	// shared, so requests on different cores do not queue here.
+	children sync.Map // requestLabels -> requestSeries
+}
+
+type requestLabels struct {
+	route, method string
+	status        int
+}
+
+type requestSeries struct {
+	count    prometheus.Counter
+	duration prometheus.Observer
 }
 
 // NewMetrics returns a Metrics with a fresh registry.
@@ -63,8 +82,9 @@ func NewMetrics() *Metrics {
 			Help: "Requests rejected by the rate limiter, by route pattern.",
 		}, []string{"route"}),
 	}
+	m.refusalCounts = map[rag.RefusalReason]prometheus.Counter{}
 	for _, reason := range rag.RefusalReasons {
-		m.refusals.WithLabelValues(string(reason))
+		m.refusalCounts[reason] = m.refusals.WithLabelValues(string(reason))
 	}
 	m.registry.MustRegister(m.requests, m.duration, m.refusals, m.generator, m.embedder, m.rateLimited,
 		collectors.NewGoCollector(),
@@ -85,12 +105,25 @@ func (m *Metrics) Handler() http.Handler {
 
 // ObserveRefusal counts a refusal.
 func (m *Metrics) ObserveRefusal(reason rag.RefusalReason) {
+	if c, ok := m.refusalCounts[reason]; ok {
+		c.Inc()
+		return
+	}
 	m.refusals.WithLabelValues(string(reason)).Inc()
 }
 
 func (m *Metrics) observeRequest(route, method string, status int, d time.Duration) {
-	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-	m.duration.WithLabelValues(route).Observe(d.Seconds())
+	k := requestLabels{route, method, status}
+	v, ok := m.children.Load(k)
+	if !ok {
+		v, _ = m.children.LoadOrStore(k, requestSeries{
+			count:    m.requests.WithLabelValues(route, method, strconv.Itoa(status)),
+			duration: m.duration.WithLabelValues(route),
+		})
+	}
+	series := v.(requestSeries)
+	series.count.Inc()
+	series.duration.Observe(d.Seconds())
 }
 
 // CountGenerator returns g counting each Generate call in
