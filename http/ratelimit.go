@@ -1,7 +1,9 @@
 package http
 
 import (
+	"maps"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,9 +16,12 @@ const maxBuckets = 100_000
 // rate r per minute holds at most r tokens and gains one every 60s/r.
 type limiter struct {
 	now func() time.Time
+	// rates is replaced whole by setRate and only read otherwise, so a
+	// group without a limit is let through without taking mu: with the
+	// limit off, requests on different cores never queue here.
+	rates atomic.Pointer[map[string]int]
 
 	mu        sync.Mutex
-	rates     map[string]int
 	buckets   map[bucketKey]*bucket
 	lastSweep time.Time
 }
@@ -29,26 +34,31 @@ type bucket struct {
 }
 
 func newLimiter(now func() time.Time) *limiter {
-	return &limiter{now: now, rates: map[string]int{}, buckets: map[bucketKey]*bucket{}}
+	l := &limiter{now: now, buckets: map[bucketKey]*bucket{}}
+	l.rates.Store(&map[string]int{})
+	return l
 }
 
 func (l *limiter) setRate(group string, perMin int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.rates[group] = perMin
+	rates := maps.Clone(*l.rates.Load())
+	rates[group] = perMin
+	l.rates.Store(&rates)
 }
 
 // allow takes a token for ip in group. When none is left it reports how
 // long until the next one.
 func (l *limiter) allow(group, ip string) (bool, time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	rate := l.rates[group]
+	rates := *l.rates.Load()
+	rate := rates[group]
 	if rate <= 0 {
 		return true, 0
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	now := l.now()
-	l.sweep(now)
+	l.sweep(now, rates)
 	interval := time.Minute / time.Duration(rate)
 	k := bucketKey{group, ip}
 	b, ok := l.buckets[k]
@@ -69,13 +79,13 @@ func (l *limiter) allow(group, ip string) (bool, time.Duration) {
 
 // sweep drops buckets that have refilled completely (they are equivalent
 // to no bucket) once a minute, or at once when the map is full.
-func (l *limiter) sweep(now time.Time) {
+func (l *limiter) sweep(now time.Time, rates map[string]int) {
 	if len(l.buckets) < maxBuckets && now.Sub(l.lastSweep) < time.Minute {
 		return
 	}
 	l.lastSweep = now
 	for k, b := range l.buckets {
-		if rate := l.rates[k.group]; rate <= 0 || now.Sub(b.last) >= time.Minute {
+		if rate := rates[k.group]; rate <= 0 || now.Sub(b.last) >= time.Minute {
 			delete(l.buckets, k)
 		}
 	}
