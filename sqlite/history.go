@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -162,7 +163,14 @@ func (h *History) writer() {
 // readers. A lone exchange is written at once.
 const linger = 300 * time.Microsecond
 
+// batch collects the exchanges queued with first, up to maxBatch. Before
+// it looks, the writer lets the other runnable goroutines run: on
+// a busy core, the handlers about to queue an exchange get to queue it,
+// so one commit takes ten exchanges where it took one or two (measured on
+// one CPU, 16 requests in flight). With nothing else to run it goes on at
+// once, so a lone exchange does not wait.
 func (h *History) batch(first *writeReq) []*writeReq {
+	runtime.Gosched()
 	batch := []*writeReq{first}
 	var wait <-chan time.Time
 	for len(batch) < maxBatch {
