@@ -42,6 +42,8 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"AppendExchangeInvalid", appendExchangeInvalid},
 		{"AppendExchangeAtomic", appendExchangeAtomic},
 		{"ConcurrentAppend", concurrentAppend},
+		{"ConcurrentExchangesLinked", concurrentExchangesLinked},
+		{"DeleteSessionsBefore", deleteSessionsBefore},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -302,5 +304,111 @@ func concurrentAppend(t *testing.T, h Store) {
 			t.Errorf("question %q twice", q.Content)
 		}
 		seen[q.Content] = true
+	}
+}
+
+// CheckLinks checks that every answer of msgs names a question of msgs
+// whose text it answers ("q7" is answered by "a7"), and that there are
+// wantAnswers answers.
+func CheckLinks(t *testing.T, msgs []rag.Message, wantAnswers int) {
+	t.Helper()
+	questions := map[string]string{}
+	for _, m := range msgs {
+		if m.Role == "user" {
+			if m.QuestionID != "" {
+				t.Errorf("question %s has a question id %s", m.ID, m.QuestionID)
+			}
+			questions[m.ID] = m.Content
+		}
+	}
+	answers := 0
+	for _, m := range msgs {
+		if m.Role != "assistant" {
+			continue
+		}
+		answers++
+		q, ok := questions[m.QuestionID]
+		if !ok {
+			t.Errorf("answer %q names question %q, not one of the session's", m.Content, m.QuestionID)
+		} else if "a"+q[1:] != m.Content {
+			t.Errorf("answer %q is linked to question %q", m.Content, q)
+		}
+	}
+	if answers != wantAnswers {
+		t.Errorf("%d answers, want %d", answers, wantAnswers)
+	}
+}
+
+// Exchanges written at once in one session, all at the same instant, are
+// listed questions first, but each answer names its question.
+func concurrentExchangesLinked(t *testing.T, h Store) {
+	ctx := context.Background()
+	sid := uuid.NewString()
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			if err := h.AppendExchange(ctx, sid, question(fmt.Sprint("q", i)), answer(fmt.Sprint("a", i))); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	msgs, err := h.Messages(ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	CheckLinks(t, msgs, 16)
+
+	bad := answer("a99")
+	bad.QuestionID = uuid.NewString()
+	if err := h.AppendExchange(ctx, sid, question("q99"), bad); rag.ErrorCode(err) != rag.EINVALID {
+		t.Errorf("an answer naming another question: %v, want validation_error", err)
+	}
+}
+
+// Retention deletes the sessions idle since the cutoff, messages and all,
+// and keeps every other session whole, old messages included.
+func deleteSessionsBefore(t *testing.T, h Store) {
+	p, ok := h.History.(rag.HistoryPruner)
+	if !ok {
+		t.Skip("the store keeps history for ever (no rag.HistoryPruner)")
+	}
+	ctx := context.Background()
+	day := 24 * time.Hour
+	at := func(text string, ago time.Duration, role string) rag.Message {
+		return rag.Message{Role: role, Content: text, CreatedAt: T0.Add(-ago)}
+	}
+	sessions := map[string][]time.Duration{ // exchanges, by age
+		"old":    {200 * day, 100 * day},
+		"mixed":  {120 * day, 1 * day},
+		"recent": {2 * day},
+	}
+	ids := map[string]string{}
+	for name, ages := range sessions {
+		ids[name] = uuid.NewString()
+		for _, ago := range ages {
+			if err := h.AppendExchange(ctx, ids[name], at("q", ago, "user"), at("a", ago, "assistant")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	n, err := p.DeleteSessionsBefore(ctx, T0.Add(-90*day))
+	if err != nil || n != 1 {
+		t.Fatalf("DeleteSessionsBefore = %d, %v; want 1 session", n, err)
+	}
+	if _, err := h.Messages(ctx, ids["old"]); rag.ErrorCode(err) != rag.ENOTFOUND {
+		t.Errorf("the old session: %v, want not_found", err)
+	}
+	for name, want := range map[string]int{"mixed": 4, "recent": 2} {
+		msgs, err := h.Messages(ctx, ids[name])
+		if err != nil || len(msgs) != want {
+			t.Errorf("%s session: %d messages, %v; want %d", name, len(msgs), err, want)
+		}
+	}
+	if got := h.Count("chat_messages"); got != 6 {
+		t.Errorf("%d messages left, want 6", got)
+	}
+	if n, err := p.DeleteSessionsBefore(ctx, T0.Add(-90*day)); err != nil || n != 0 {
+		t.Errorf("second prune = %d, %v; want 0", n, err)
 	}
 }

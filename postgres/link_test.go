@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,66 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/historytest"
 )
-
-// checkLinks checks that every answer of msgs names a question of msgs
-// whose text it answers ("q7" is answered by "a7").
-func checkLinks(t *testing.T, msgs []rag.Message, wantAnswers int) {
-	t.Helper()
-	questions := map[string]string{}
-	for _, m := range msgs {
-		if m.Role == "user" {
-			if m.QuestionID != "" {
-				t.Errorf("question %s has a question id %s", m.ID, m.QuestionID)
-			}
-			questions[m.ID] = m.Content
-		}
-	}
-	answers := 0
-	for _, m := range msgs {
-		if m.Role != "assistant" {
-			continue
-		}
-		answers++
-		q, ok := questions[m.QuestionID]
-		if !ok {
-			t.Errorf("answer %q names question %q, not one of the session's", m.Content, m.QuestionID)
-		} else if "a"+q[1:] != m.Content {
-			t.Errorf("answer %q is linked to question %q", m.Content, q)
-		}
-	}
-	if answers != wantAnswers {
-		t.Errorf("%d answers, want %d", answers, wantAnswers)
-	}
-}
-
-// Exchanges written at once in one session, all at the same instant, are
-// listed questions first, but each answer names its question.
-func TestConcurrentExchangesLinked(t *testing.T) {
-	ctx := context.Background()
-	h := openTest(t)
-	sid := uuid.NewString()
-	var wg sync.WaitGroup
-	for i := range 16 {
-		wg.Go(func() {
-			if err := h.AppendExchange(ctx, sid, question(fmt.Sprint("q", i)), answer(fmt.Sprint("a", i))); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
-	msgs, err := h.Messages(ctx, sid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkLinks(t, msgs, 16)
-
-	bad := answer("a99")
-	bad.QuestionID = uuid.NewString()
-	if err := h.AppendExchange(ctx, sid, question("q99"), bad); rag.ErrorCode(err) != rag.EINVALID {
-		t.Errorf("an answer naming another question: %v, want validation_error", err)
-	}
-}
 
 // A history written before answers named their questions gets the links
 // from the migration.
@@ -122,6 +63,6 @@ func TestMigrationLinksExistingAnswers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkLinks(t, msgs, 3)
+		historytest.CheckLinks(t, msgs, 3)
 	}
 }
