@@ -309,19 +309,13 @@ func normHeading(h string) string {
 // hasGoldSource reports whether a source's chunk lies in the gold chapter
 // and the source's heading, or a heading the chunk holds, is the gold one.
 func hasGoldSource(q Question, sources []rag.Source, chunk func(string) (rag.Chunk, bool)) bool {
-	gold := normHeading(q.GoldHeading)
 	for _, s := range sources {
 		c, ok := chunk(s.ChunkID)
-		if !ok || c.ChapterPath != strings.TrimSpace(q.GoldChapter) {
+		if !ok {
 			continue
 		}
-		if normHeading(s.SectionHeading) == gold {
+		if holdsAnswer(q, c) || c.ChapterPath == strings.TrimSpace(q.GoldChapter) && normHeading(s.SectionHeading) == normHeading(q.GoldHeading) {
 			return true
-		}
-		for _, h := range c.Headings {
-			if normHeading(h.Text) == gold {
-				return true
-			}
 		}
 	}
 	return false

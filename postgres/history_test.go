@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"net/url"
-	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,43 +13,15 @@ import (
 
 	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/historytest"
+	"github.com/textbook-rag/rag/postgres/pgtest"
 )
 
 var t0 = historytest.T0
 
 // testURL returns DATABASE_URL with a new schema of its own first on the
-// search path; the schema is dropped when the test ends. It skips the test
-// when DATABASE_URL is not set.
-func testURL(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("DATABASE_URL")
-	if base == "" {
-		t.Skip("DATABASE_URL not set: skipping Postgres tests (see .ci/run)")
-	}
-	ctx := context.Background()
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("connect to DATABASE_URL: %v", err)
-	}
-	schema := "rag_test_" + strings.ReplaceAll(uuid.NewString(), "-", "")
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		admin.Close(ctx)
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-		admin.Close(ctx)
-	})
-	if u, err := url.Parse(base); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
-		q := u.Query()
-		q.Set("search_path", schema)
-		u.RawQuery = q.Encode()
-		return u.String()
-	}
-	return base + " search_path=" + schema
-}
+// search path (see pgtest.SchemaURL); it skips the test when DATABASE_URL
+// is not set.
+func testURL(t *testing.T) string { return pgtest.SchemaURL(t) }
 
 // openTest opens a history in a schema of its own with a fixed clock.
 func openTest(t *testing.T) *History {
