@@ -73,11 +73,6 @@ const (
 	selectionCredit = 0.5
 	leadCredit      = 0.7
 
-	// keepRatio: other units of the same section are quoted when they
-	// score at least this share of the best one; selectedKeepRatio is the
-	// same for a selection, where more of the text is worth quoting.
-	keepRatio         = 0.6
-	selectedKeepRatio = 0.3
 	// secondRatio: another section is quoted too when its best window
 	// ranks within this share of the best.
 	secondRatio = 0.9
@@ -90,9 +85,9 @@ const (
 	// apiBonus ranks up a passage using an identifier made of the
 	// question's words.
 	apiBonus = 0.2
+	// maxUnits bounds how far after a lead-in line ("Create the
+	// package:") the list or code block it introduces may reach.
 	maxUnits = 8
-	// maxListItems: lists up to this long are quoted whole.
-	maxListItems = 5
 )
 
 // Evidence returns the passages of the chunks that answer the question,
@@ -104,7 +99,7 @@ func (ix *Index) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passa
 		return nil
 	}
 	units := ix.unitsOf(chunks)
-	sel := ix.selectUnits(q, question, units, keepRatio, minWindow)
+	sel := ix.selectUnits(q, question, units)
 	// Quote in book order.
 	sort.SliceStable(sel, func(a, b int) bool {
 		pa, pb := ix.pos[chunks[sel[a].chunk].ID], ix.pos[chunks[sel[b].chunk].ID]
@@ -179,23 +174,25 @@ type unitFacts struct {
 
 // selectUnits chooses what to quote from units for a question, in three
 // phases: score every unit, find the best window (and a close second in
-// another section), then quote the sections those windows lie in. keep
-// and minScore set how strong a unit and a window must be.
-func (ix *Index) selectUnits(q query, question string, units []*unit, keep, minScore float64) []*unit {
+// another section), then quote the sections those windows lie in.
+func (ix *Index) selectUnits(q query, question string, units []*unit) []*unit {
 	r := readQuestion(q, question)
-	facts := r.scoreUnits(units)
-	windows := r.bestWindows(units, facts, keep, minScore)
+	windows := r.bestWindows(units, r.scoreUnits(units), minWindow, false)
 	if len(windows) == 0 {
 		return nil
-	}
-	if keep == selectedKeepRatio {
-		return pickStrong(units, windows, keep, minScore)
 	}
 	sel := quoteSections(units, windows)
 	if r.wantsList {
 		sel = withSubsections(units, sel, windows)
 	}
 	return sel
+}
+
+// selectionAnswers reports whether a window of a reader's selection holds
+// the answer: most of the question's information and two of its words.
+func selectionAnswers(q query, question string, units []*unit) bool {
+	r := readQuestion(q, question)
+	return len(r.bestWindows(units, r.scoreUnits(units), minSelected, true)) > 0
 }
 
 // scoreUnits gives every unit its own score and works out the signals the
@@ -264,7 +261,7 @@ const (
 // bestWindows finds the best window of the units and, when another
 // section's best comes close, that one too: an answer is often split
 // between a rule and its table, or a summary and its section.
-func (r reading) bestWindows(units []*unit, f unitFacts, keep, minScore float64) []window {
+func (r reading) bestWindows(units []*unit, f unitFacts, minScore float64, selection bool) []window {
 	var best *window
 	bySection := map[sectionKey]window{}
 	win := make([]float64, len(r.sl.stems))
@@ -309,7 +306,7 @@ func (r reading) bestWindows(units []*unit, f unitFacts, keep, minScore float64)
 					shared++
 				}
 			}
-			if sc < minScore || (keep == selectedKeepRatio && shared < min(2, len(r.q.terms))) {
+			if sc < minScore || (selection && shared < min(2, len(r.q.terms))) {
 				continue
 			}
 			w := window{from: i, to: j + 1, score: sc, rank: rank}
@@ -503,55 +500,6 @@ func introduceQuoted(units []*unit, picked map[*unit]bool) {
 			picked[v] = true
 		}
 	}
-}
-
-// pickStrong is the selection's quote: the windows and every unit of
-// their sections that scores at least keep of the window, since the
-// reader chose the text and wants what bears on the question.
-func pickStrong(units []*unit, windows []window, keep, minScore float64) []*unit {
-	picked := map[*unit]bool{}
-	for _, w := range windows {
-		first := units[w.from]
-		for _, u := range units[w.from:w.to] {
-			picked[u] = true
-		}
-		for _, u := range units {
-			if keyOf(u) == keyOf(first) && u.score >= keep*w.score && u.score >= minScore*keep/keepRatio {
-				picked[u] = true
-			}
-		}
-	}
-	introduceQuoted(units, picked)
-	var sel []*unit
-	for _, u := range units {
-		if picked[u] {
-			sel = append(sel, u)
-		}
-	}
-	if len(sel) > maxUnits {
-		// Keep the windows and the strongest of the rest, in book order.
-		byScore := append([]*unit(nil), sel...)
-		sort.SliceStable(byScore, func(a, b int) bool { return byScore[a].score > byScore[b].score })
-		keepSet := map[*unit]bool{}
-		for _, w := range windows {
-			for _, u := range units[w.from:w.to] {
-				keepSet[u] = true
-			}
-		}
-		for _, u := range byScore {
-			if len(keepSet) >= maxUnits {
-				break
-			}
-			keepSet[u] = true
-		}
-		sel = sel[:0]
-		for _, u := range units {
-			if keepSet[u] {
-				sel = append(sel, u)
-			}
-		}
-	}
-	return sel
 }
 
 // unitsOf returns fresh copies of the chunks' units, numbered for one

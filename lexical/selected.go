@@ -28,17 +28,16 @@ func (ix *Index) SelectedEvidence(question, selected string) []rag.Passage {
 	// Whether the selection answers is judged on it as a whole: a
 	// passage must hold most of the question's information, counting
 	// the selection around it, and two of its words itself.
-	if len(ix.selectUnits(q, question, units, selectedKeepRatio, minSelected)) == 0 {
+	if !selectionAnswers(q, question, units) {
 		return nil
 	}
 	return selectionPassages(answeringSpan(q, units))
 }
 
 // anchorShare: a block of the selection anchors the answer when it holds
-// at least half of what the best block holds of the question. Lower than
-// keepRatio, the bar for quoting more of a retrieved chunk: the reader
-// chose this text around the answer, and an answer cut short is worse
-// than one that quotes a block too many.
+// at least half of what the best block holds of the question; the blocks
+// between anchors come too: the reader chose this text around the answer,
+// and an answer cut short is worse than one that quotes a block too many.
 const anchorShare = 0.5
 
 // answeringSpan is the part of a selection that answers: from the first
