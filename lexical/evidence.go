@@ -653,9 +653,13 @@ func assessmentTitle(title string) bool {
 // "3. D) ...".
 var choiceLine = regexp.MustCompile(`^(?:[-*+]\s+)?(?:\d+[.)]\s+)?[A-Da-d][).]\s`)
 
+// goalHeading reports a section that points elsewhere rather than
+// teaching: what a chapter will teach (objectives, goals), what it needs
+// first (prerequisites) or what comes after it (next steps).
 func goalHeading(h string) bool {
 	h = strings.ToLower(h)
-	for _, w := range []string{"learning objective", "learning outcome", "chapter goal", "module goal", "you will learn", "objectives"} {
+	for _, w := range []string{"learning objective", "learning outcome", "learning goal", "chapter goal", "module goal", "lesson goal",
+		"you will learn", "you'll learn", "objectives", "prerequisite", "next step", "what's next", "what’s next"} {
 		if strings.Contains(h, w) {
 			return true
 		}
