@@ -183,7 +183,7 @@ func (ix *Index) analyze(question string) query {
 			continue
 		}
 		skipParts = false
-		if (t.word == "many" || t.word == "much" || t.word == "long" || t.word == "far") && i > 0 && toks[i-1].word == "how" {
+		if measureWords[t.word] && i > 0 && toks[i-1].word == "how" {
 			q.wantsNumber = true
 		}
 		if stopwords[t.word] || questionWords[t.word] || (ix.df[t.stem] == 0 && isMisspeltFunctionWord(t.word)) {
@@ -239,6 +239,11 @@ func (ix *Index) resolve(t token) []qterm {
 	}
 	return []qterm{{word: t.word, stem: t.stem, weight: ix.idf(t.stem)}}
 }
+
+// measureWords follow "how" in a question that asks for a quantity:
+// "how many", "how fast", "how often" are answered by a number.
+var measureWords = setOf(`many much long far fast often big large small heavy high low wide tall old
+frequent frequently quickly soon accurate precise`)
 
 // isMisspeltFunctionWord catches "wich", "waht", "thsi": a question word
 // a reader mistyped must not count as an unknown subject word. Only
