@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"maps"
 	"regexp"
 	"strings"
 	"unicode"
@@ -34,6 +35,8 @@ func splitUnitsWith(text string, headings []rag.Heading, section, anchor string,
 	nPara := 0
 	all := stemSet(text)
 	sectionTerms := stemSet(section)
+	var near map[string]float64
+	nearHeading := ""
 	add := func(u *unit) {
 		u.heading = cur
 		u.terms = stemSet(u.text)
@@ -44,14 +47,20 @@ func splitUnitsWith(text string, headings []rag.Heading, section, anchor string,
 		u.summary = summaryHeading(cur.Text)
 		u.asks = asksReader(u, cur.Text)
 		u.lines = strings.Count(u.text, "\n")
-		u.ctx = unitContext{all: all, allCredit: contextCredit, near: map[string]float64{}}
-		for s := range sectionTerms {
-			u.ctx.near[s] = sectionCredit
+		// The units under one heading share its credits; a unit with a
+		// lead gets a copy with the lead's words added.
+		if near == nil || nearHeading != cur.Text {
+			near, nearHeading = map[string]float64{}, cur.Text
+			for s := range sectionTerms {
+				near[s] = sectionCredit
+			}
+			for s := range stemSet(cur.Text) {
+				near[s] = headingCredit
+			}
 		}
-		for s := range stemSet(cur.Text) {
-			u.ctx.near[s] = headingCredit
-		}
+		u.ctx = unitContext{all: all, allCredit: contextCredit, near: near}
 		if u.lead != "" {
+			u.ctx.near = maps.Clone(near)
 			for s := range stemSet(u.lead) {
 				if u.ctx.credit(s) < leadCredit {
 					u.ctx.near[s] = leadCredit
