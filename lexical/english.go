@@ -5,7 +5,7 @@ import (
 	"compress/gzip"
 	_ "embed"
 	"io"
-	"slices"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -19,19 +19,54 @@ import (
 //go:embed dict/american-english.gz
 var americanEnglish []byte
 
-// englishWords is the word list, read on first use: one string holding
-// every word and a sorted slice of views into it (about 2 MB).
-var englishWords = sync.OnceValue(func() []string {
+// englishWords is the word list, read on first use (about 1.4 MB).
+var englishWords = sync.OnceValue(func() wordList {
 	zr, err := gzip.NewReader(bytes.NewReader(americanEnglish))
 	if err != nil {
-		return nil
+		return wordList{}
 	}
 	b, err := io.ReadAll(zr)
 	if err != nil {
-		return nil
+		return wordList{}
 	}
-	return strings.Fields(string(b))
+	return newWordList(string(b))
 })
+
+// wordList is a sorted list of words kept as one string and the end of
+// each word in it: a []string would spend 16 bytes per word on headers,
+// more than the words themselves.
+type wordList struct {
+	text string
+	ends []uint32
+}
+
+// newWordList reads the whitespace-separated words of text, in order.
+func newWordList(text string) wordList {
+	fields := strings.Fields(text)
+	var b strings.Builder
+	ends := make([]uint32, 0, len(fields))
+	for _, f := range fields {
+		b.WriteString(f)
+		ends = append(ends, uint32(b.Len()))
+	}
+	return wordList{text: b.String(), ends: ends}
+}
+
+func (l wordList) len() int { return len(l.ends) }
+
+func (l wordList) at(i int) string {
+	start := uint32(0)
+	if i > 0 {
+		start = l.ends[i-1]
+	}
+	return l.text[start:l.ends[i]]
+}
+
+// contains reports whether w is in the (sorted) list.
+func (l wordList) contains(w string) bool {
+	i := sort.Search(l.len(), func(i int) bool { return l.at(i) >= w })
+	return i < l.len() && l.at(i) == w
+}
 
 // isEnglishWord reports whether w (lower-case) is an English word. A
 // question word that is one is what the reader meant, even when the book
@@ -42,7 +77,7 @@ var englishWords = sync.OnceValue(func() []string {
 func isEnglishWord(w string) bool {
 	words := englishWords()
 	for _, part := range strings.Split(w, "-") {
-		if _, ok := slices.BinarySearch(words, part); !ok {
+		if !words.contains(part) {
 			return false
 		}
 	}
