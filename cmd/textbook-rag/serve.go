@@ -169,6 +169,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer m.Close()
+	limitMemory(m.Logger)
 	return m.Run(ctx, stdout)
 }
 
