@@ -511,7 +511,7 @@ func (ix *Index) unitsOf(chunks []rag.ScoredChunk) []*unit {
 		c := &chunks[ci]
 		cached, ok := ix.units[c.ID]
 		if !ok || ix.chunks[ix.pos[c.ID]].Text != c.Text {
-			cached = splitUnits(c.Text, c.Headings, c.SectionHeading, c.Anchor)
+			cached = splitUnits(c.Chunk)
 		}
 		overview := path.Base(c.ChapterPath) == "index" && strings.Contains(c.ChapterPath, "/")
 		quiz := assessmentTitle(c.ChapterTitle)

@@ -138,7 +138,7 @@ func New(chunks []rag.Chunk) *Index {
 	}
 	ix.assoc = buildAssociations(ix)
 	for _, c := range chunks {
-		ix.units[c.ID] = splitUnits(c.Text, c.Headings, c.SectionHeading, c.Anchor)
+		ix.units[c.ID] = splitUnits(c)
 	}
 	return ix
 }

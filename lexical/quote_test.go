@@ -159,3 +159,29 @@ func TestEvidenceListsSubsections(t *testing.T) {
 		}
 	}
 }
+
+// A passage is read in its chapter: the joint types table of the URDF
+// chapter answers "what joint types can a URDF joint have?" though the
+// table itself never says "URDF", and a line elsewhere that names all
+// three words in passing does not.
+func TestEvidenceReadsThePassageInItsChapter(t *testing.T) {
+	table := rag.Chunk{ID: "joints", ChapterPath: "ros/urdf", ChapterTitle: "URDF Robot Description", SectionHeading: "Joints",
+		Text: "[Chapter: URDF Robot Description]\n[Section: Joints]\n\n## Joints\n\nJoints define how links move relative to each other.\n\n### Joint Types\n\n" +
+			"| Type | Motion | Example |\n|---|---|---|\n| `fixed` | No motion | Camera mount |\n| `revolute` | Rotation with limits | Elbow joint |\n| `prismatic` | Linear with limits | Linear actuator |",
+		Headings: []rag.Heading{{Level: 2, Text: "Joints", Anchor: "joints"}, {Level: 3, Text: "Joint Types", Anchor: "joint-types"}}}
+	other := rag.Chunk{ID: "import", ChapterPath: "sim/import", ChapterTitle: "Importing Robots", SectionHeading: "Import Settings",
+		Text: "[Chapter: Importing Robots]\n[Section: Import Settings]\n\nThe importer reads your URDF files.\n\n- Fix base link: yes\n- Joint drive type: position",
+		Headings: []rag.Heading{{Level: 2, Text: "Import Settings", Anchor: "import"}}}
+	ix := New([]rag.Chunk{table, other})
+	question := "What joint types can a URDF joint have?"
+	chunks := []rag.ScoredChunk{{Chunk: other, Score: 0.9}, {Chunk: table, Score: 0.9}}
+	units := ix.unitsOf(chunks)
+	r := readQuestion(focus(ix.analyze(question), question), question)
+	windows := r.bestWindows(units, r.scoreUnits(units), minWindow, false)
+	if len(windows) == 0 {
+		t.Fatal("no passage answers")
+	}
+	if best := units[windows[0].from]; chunks[best.chunk].ID != "joints" || best.heading.Text != "Joint Types" {
+		t.Errorf("best passage %q under %q, want the joint types table", best.text, best.heading.Text)
+	}
+}

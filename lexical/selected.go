@@ -137,7 +137,7 @@ func selectionBlocks(units []*unit) []int {
 }
 
 func selectionUnits(text string) []*unit {
-	units := splitUnitsWith(text, nil, "", "", selectionCredit)
+	units := splitUnitsWith(text, nil, "", "", "", selectionCredit)
 	for i, u := range units {
 		u.pos = i
 		u.chunk = -1

@@ -3,6 +3,8 @@ package lexical
 import (
 	"strings"
 	"testing"
+
+	"github.com/textbook-rag/rag"
 )
 
 // A selection as Markdown: two paragraphs, a list under its lead-in, a
@@ -38,7 +40,7 @@ func TestSelectedEvidenceTable(t *testing.T) {
 
 func TestSelectedEvidenceWholeSelection(t *testing.T) {
 	ix := New(testChunks)
-	all := len(splitUnits(qosSelection, nil, "", ""))
+	all := len(splitUnits(rag.Chunk{Text: qosSelection}))
 	for _, q := range []string{"What does this mean?", "Explain this passage in simpler words.", "explain", "Summarise this.", "what does this part say?"} {
 		t.Run(q, func(t *testing.T) {
 			ps := ix.SelectedEvidence(q, qosSelection)

@@ -17,24 +17,27 @@ var (
 	tableDivider = regexp.MustCompile(`^\s*\|?\s*:?-{2,}`)
 )
 
-// splitUnits cuts a chunk's Markdown body (or a reader's selection) into
-// quotable units. It walks lines rather than parsing Markdown again: the
-// chunker already normalised the body to headings, paragraphs, list items,
-// tables and fenced code.
-func splitUnits(text string, headings []rag.Heading, section, anchor string) []*unit {
-	return splitUnitsWith(text, headings, section, anchor, chunkCredit)
+// splitUnits cuts a chunk's Markdown body into quotable units. It walks
+// lines rather than parsing Markdown again: the chunker already normalised
+// the body to headings, paragraphs, list items, tables and fenced code.
+// The chunk's section heading and its chapter's title are context for
+// every unit: a passage is read as part of its section and chapter ("the
+// joint types" in the URDF chapter are URDF's).
+func splitUnits(c rag.Chunk) []*unit {
+	return splitUnitsWith(c.Text, c.Headings, c.SectionHeading+" "+c.ChapterTitle, c.SectionHeading, c.Anchor, chunkCredit)
 }
 
-// splitUnitsWith is splitUnits with the credit a unit gets for words the
-// rest of the text holds.
-func splitUnitsWith(text string, headings []rag.Heading, section, anchor string, contextCredit float64) []*unit {
+// splitUnitsWith is splitUnits for any text (a reader's selection has no
+// chunk): context's words get sectionCredit, the rest of the text's
+// contextCredit.
+func splitUnitsWith(text string, headings []rag.Heading, context, section, anchor string, contextCredit float64) []*unit {
 	var units []*unit
 	cur := rag.Heading{Level: 2, Text: section, Anchor: anchor}
 	lead := ""
 	var para []string
 	nPara := 0
 	all := stemSet(text)
-	sectionTerms := stemSet(section)
+	sectionTerms := stemSet(context)
 	var near map[string]float64
 	nearHeading := ""
 	add := func(u *unit) {
