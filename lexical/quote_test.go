@@ -170,7 +170,7 @@ func TestEvidenceReadsThePassageInItsChapter(t *testing.T) {
 			"| Type | Motion | Example |\n|---|---|---|\n| `fixed` | No motion | Camera mount |\n| `revolute` | Rotation with limits | Elbow joint |\n| `prismatic` | Linear with limits | Linear actuator |",
 		Headings: []rag.Heading{{Level: 2, Text: "Joints", Anchor: "joints"}, {Level: 3, Text: "Joint Types", Anchor: "joint-types"}}}
 	other := rag.Chunk{ID: "import", ChapterPath: "sim/import", ChapterTitle: "Importing Robots", SectionHeading: "Import Settings",
-		Text: "[Chapter: Importing Robots]\n[Section: Import Settings]\n\nThe importer reads your URDF files.\n\n- Fix base link: yes\n- Joint drive type: position",
+		Text:     "[Chapter: Importing Robots]\n[Section: Import Settings]\n\nThe importer reads your URDF files.\n\n- Fix base link: yes\n- Joint drive type: position",
 		Headings: []rag.Heading{{Level: 2, Text: "Import Settings", Anchor: "import"}}}
 	ix := New([]rag.Chunk{table, other})
 	question := "What joint types can a URDF joint have?"
