@@ -296,10 +296,12 @@ func TestChecks(t *testing.T) {
 		t.Error("report passed with off_domain below 100%")
 	}
 
-	rep = &Report{Results: append(results("factual", "answer", 97, 97), results("definition", "answer", 0, 3)...)}
-	for _, c := range rep.Checks() {
-		if c.Name == "wrong answers" && (!c.Passed || c.Correct != 3) {
-			t.Errorf("3 wrong of 100 must pass the 3%% bar: %+v", c)
+	for wrong, pass := range map[int]bool{2: true, 3: false} {
+		rep = &Report{Results: append(results("factual", "answer", 100-wrong, 100-wrong), results("definition", "answer", 0, wrong)...)}
+		for _, c := range rep.Checks() {
+			if c.Name == "wrong answers" && (c.Passed != pass || c.Correct != wrong) {
+				t.Errorf("%d wrong of 100 against the 2%% bar: %+v", wrong, c)
+			}
 		}
 	}
 	rep = &Report{Results: results("factual", "answer", 8, 10)}

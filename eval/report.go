@@ -134,7 +134,7 @@ func (r *Report) Overall() Overall {
 // Acceptance bars of the issue.
 const (
 	BarWorded    = 0.85 // factual, definition, procedural and code answered correctly
-	BarWrong     = 0.03 // wrong answers, as a share of every question: at most
+	BarWrong     = 0.02 // wrong answers, as a share of every question: at most
 	BarRefusals  = 0.97 // every must-refuse question
 	BarOffDomain = 1.00 // off_domain refused, all of them
 	BarSelected  = 0.95 // selected_sufficient and selected_insufficient together
@@ -392,4 +392,54 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r.JSON())
+}
+
+// BookFigures are one book's headline figures in a leave-one-book-out
+// table.
+type BookFigures struct {
+	Book       string `json:"book"`
+	Worded     Figure `json:"worded"`
+	All        Figure `json:"overall"`
+	Refusals   Figure `json:"refusals"`
+	OffDomain  Figure `json:"off_domain"`
+	Selected   Figure `json:"selected"`
+	Paraphrase Figure `json:"paraphrase"`
+}
+
+// FiguresOf sums a report up for the leave-one-book-out table.
+func FiguresOf(book string, r *Report) BookFigures {
+	return BookFigures{
+		Book:      book,
+		Worded:    r.figure(func(x Result) bool { return worded(x.Category) }),
+		All:       r.figure(func(Result) bool { return true }),
+		Refusals:  r.figure(func(x Result) bool { return x.Expect == "refuse" }),
+		OffDomain: r.figure(func(x Result) bool { return x.Category == "off_domain" }),
+		Selected: r.figure(func(x Result) bool {
+			return x.Category == "selected_sufficient" || x.Category == "selected_insufficient"
+		}),
+		Paraphrase: r.figure(func(x Result) bool { return x.Category == "paraphrase" }),
+	}
+}
+
+// WriteBookTable prints one row per book and the mean of the rates: worded
+// right, wrong answers (of all questions), refusals, off-domain,
+// selected-text, paraphrases right and wrong, and the CRAG score.
+func WriteBookTable(w io.Writer, rows []BookFigures) error {
+	sw := &stickyWriter{w: w}
+	t := newTable()
+	fmt.Fprintln(t, "book\tworded\twrong\trefusals\toff-domain\tselected\tparaphrase (wrong)\tCRAG")
+	var sum [6]float64
+	for _, r := range rows {
+		fmt.Fprintf(t, "%s\t%d/%d %s\t%d %s\t%d/%d %s\t%d/%d\t%d/%d %s\t%d/%d (%d)\t%+.2f\n", r.Book,
+			r.Worded.Correct, r.Worded.Total, pct(r.Worded.Rate), r.All.Wrong, pct(r.All.WrongRate),
+			r.Refusals.Correct, r.Refusals.Total, pct(r.Refusals.Rate), r.OffDomain.Correct, r.OffDomain.Total,
+			r.Selected.Correct, r.Selected.Total, pct(r.Selected.Rate), r.Paraphrase.Correct, r.Paraphrase.Total, r.Paraphrase.Wrong, r.All.Score)
+		for i, v := range []float64{r.Worded.Rate, r.All.WrongRate, r.Refusals.Rate, r.OffDomain.Rate, r.Selected.Rate, r.All.Score} {
+			sum[i] += v
+		}
+	}
+	n := float64(max(len(rows), 1))
+	fmt.Fprintf(t, "mean\t%s\t%s\t%s\t%s\t%s\t\t%+.2f\n", pct(sum[0]/n), pct(sum[1]/n), pct(sum[2]/n), pct(sum[3]/n), pct(sum[4]/n), sum[5]/n)
+	t.flush(sw)
+	return sw.err
 }

@@ -54,53 +54,135 @@ const (
 	label // a short line ending in ':' that introduces what follows
 )
 
-// Evidence thresholds. A unit must hold most of the question's
-// information, counting what its heading and lead-in say, to be quoted.
+// The selection's sufficiency rule. A reader's selection is judged by a
+// fixed rule, not by the answerer's model: the labelled books hold too
+// few selections to fit one, and the refusal spec asks for a plain
+// "does the selection hold the answer" check.
 const (
-	// minWindow: the best window (up to three consecutive units of one
-	// section) must hold this share of the question's information,
-	// counting what its headings and lead-in say.
-	minWindow = 0.45
-	// minSelected is the same bar for a reader's selection, which must
-	// also state two of the question's words itself: "not merely a shared
-	// word".
+	// minSelected: the best window (up to three consecutive units) must
+	// hold this share of the question's information, counting the words
+	// around it at the credits below, and state two of the question's
+	// words itself: "not merely a shared word".
 	minSelected = 0.45
 
 	headingCredit = 0.7
 	sectionCredit = 0.5
-	chunkCredit   = 0.25
-	// selectionCredit is chunkCredit for a reader's selection.
+	leadCredit    = 0.7
+	// chunkCredit is the credit of a word elsewhere in a chunk (units of
+	// a chunk keep it; only a selection's rule reads credits).
+	chunkCredit = 0.25
+	// selectionCredit is the credit of a word elsewhere in the selection.
 	selectionCredit = 0.5
-	leadCredit      = 0.7
+	// stepPenalty: each further unit of a window must earn its place.
+	stepPenalty = 0.04
+	// noNumberFactor: a "how many" window that states no new number is
+	// unlikely to answer.
+	noNumberFactor = 0.8
 
-	// secondRatio: another section is quoted too when its best window
-	// ranks within this share of the best.
-	secondRatio = 0.9
-	// headingBonus weighs, in ranking passages, the share of the
-	// question's information named by the passage's own heading.
-	headingBonus = 0.2
-	// listBonus ranks up a list or table for a question that asks for
-	// several things of a kind.
-	listBonus = 0.1
-	// apiBonus ranks up a passage using an identifier made of the
-	// question's words.
-	apiBonus = 0.2
 	// maxUnits bounds how far after a lead-in line ("Create the
 	// package:") the list or code block it introduces may reach.
 	maxUnits = 8
 )
 
 // Evidence returns the passages of the chunks that answer the question,
-// in book order, or nil when no part of them does. It never returns text
-// that is not in the chunks.
+// in book order, or nil when no part of them does. Every window of the
+// chunks is a candidate; the model gives each the probability that it
+// answers, and the best is quoted when that probability reaches the
+// model's threshold. It never returns text that is not in the chunks.
 func (ix *Index) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passage {
-	q := focus(ix.analyze(question), question)
-	if len(q.terms) == 0 {
+	r, units, cands := ix.prepare(question, chunks)
+	best := ix.best(cands)
+	if best == nil || best.p < ix.model.Threshold {
 		return nil
 	}
+	return ix.quote(r, units, chunks, best.w)
+}
+
+// Candidate is a passage the answerer could quote, as the fit command
+// sees it: its features and the passages quoting it would return.
+type Candidate struct {
+	Features []float64
+	Passages []rag.Passage
+	// Section names the candidate's section in the book (see Pick).
+	Section string
+}
+
+// Candidates lists every candidate passage of the chunks for a question,
+// with what quoting each would return. The fit command labels them; the
+// answerer itself only quotes the best.
+func (ix *Index) Candidates(question string, chunks []rag.ScoredChunk) []Candidate {
+	r, units, cands := ix.prepare(question, chunks)
+	out := make([]Candidate, len(cands))
+	for i, c := range cands {
+		out[i] = Candidate{Features: c.x, Passages: ix.quote(r, units, chunks, c.w), Section: c.section}
+	}
+	return out
+}
+
+// prepare reads the question and lists the chunks' candidates.
+func (ix *Index) prepare(question string, chunks []rag.ScoredChunk) (reading, []*unit, []candidate) {
+	q := focus(ix.analyze(question), question)
+	r := readQuestion(q, question)
+	if len(q.terms) == 0 {
+		return r, nil, nil
+	}
 	units := ix.unitsOf(chunks)
-	sel := ix.selectUnits(q, question, units)
-	// Quote in book order.
+	return r, units, ix.candidates(r, units, chunks)
+}
+
+// best scores the candidates and returns the most probable, the first
+// in book order on a tie; nil when there are none.
+func (ix *Index) best(cands []candidate) *candidate {
+	if len(cands) == 0 {
+		return nil
+	}
+	xs := make([][]float64, len(cands))
+	sections := make([]string, len(cands))
+	for i, c := range cands {
+		xs[i], sections[i] = c.x, c.section
+	}
+	probs := ix.model.Probs(xs)
+	for i := range cands {
+		cands[i].p = probs[i]
+	}
+	i, p := Pick(probs, sections)
+	best := cands[i]
+	best.p = p
+	return &best
+}
+
+// Pick chooses what to quote from candidates' probabilities: the section
+// (named by sections[i]) most likely to answer, counting every candidate
+// of it (overlapping chunks repeat a section), and in it the most
+// probable candidate, the first on a tie. It returns that candidate and
+// its section's probability.
+func Pick(probs []float64, sections []string) (int, float64) {
+	sum := map[string]float64{}
+	for i, p := range probs {
+		sum[sections[i]] += p
+	}
+	best := -1
+	for i, p := range probs {
+		if best < 0 {
+			best = i
+			continue
+		}
+		ps, pb := sum[sections[i]], sum[sections[best]]
+		if ps > pb || ps == pb && sections[i] == sections[best] && p > probs[best] {
+			best = i
+		}
+	}
+	return best, sum[sections[best]]
+}
+
+// quote returns the passages that quoting window w gives: its section,
+// as quoteSections chooses, and for a list question the headings of the
+// section's parts; in book order, each unit once.
+func (ix *Index) quote(r reading, units []*unit, chunks []rag.ScoredChunk, w window) []rag.Passage {
+	sel := quoteSections(units, []window{w})
+	if r.wantsList {
+		sel = withSubsections(units, sel, []window{w})
+	}
 	sort.SliceStable(sel, func(a, b int) bool {
 		pa, pb := ix.pos[chunks[sel[a].chunk].ID], ix.pos[chunks[sel[b].chunk].ID]
 		if pa != pb {
@@ -122,11 +204,11 @@ func (ix *Index) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passa
 }
 
 // window is a run of up to maxWindow consecutive units of one section:
-// an answer often takes two or three sentences to state.
+// an answer often takes two or three sentences to state. score is the
+// share of the question's information its text states.
 type window struct {
 	from, to int // units[from:to]
 	score    float64
-	rank     float64
 }
 
 const maxWindow = 3
@@ -140,9 +222,10 @@ type sectionKey struct {
 
 func keyOf(u *unit) sectionKey { return sectionKey{u.chunk, u.heading.Text} }
 
-// reading is what selectUnits learns of the question once, before it
+// reading is what the answerer learns of the question once, before it
 // looks at any unit.
 type reading struct {
+	question   string
 	q          query
 	sl         slots
 	qnums      map[string]bool
@@ -154,7 +237,7 @@ type reading struct {
 }
 
 func readQuestion(q query, question string) reading {
-	r := reading{q: q, sl: newSlots(&q), qnums: numbersIn(question), qstems: map[string]bool{},
+	r := reading{question: question, q: q, sl: newSlots(&q), qnums: numbersIn(question), qstems: map[string]bool{},
 		wantsCode: asksForCode(question), want: answerTypeOf(question), definition: isDefinition(question),
 		wantsList: asksForList(question)}
 	for _, t := range q.terms {
@@ -163,53 +246,27 @@ func readQuestion(q query, question string) reading {
 	return r
 }
 
-// unitFacts are the per-unit signals the window search ranks by.
+// unitFacts are the per-unit signals of a search.
 type unitFacts struct {
-	match     [][]float64 // match[i][k]: how unit i holds stem slot k
-	headShare []float64   // the question's information named by the unit's heading
-	namesAPI  []bool      // uses an identifier spelled from the question's words
-	defines   []bool      // defines the question's subject
-	typed     []bool      // states the answer type the question wants
+	match    [][]float64 // match[i][k]: unit i's credit for stem slot k (the selection's rule)
+	namesAPI []bool      // uses an identifier spelled from the question's words
+	defines  []bool      // defines the question's subject
+	typed    []bool      // states the answer type the question wants
 }
 
-// selectUnits chooses what to quote from units for a question, in three
-// phases: score every unit, find the best window (and a close second in
-// another section), then quote the sections those windows lie in.
-func (ix *Index) selectUnits(q query, question string, units []*unit) []*unit {
-	r := readQuestion(q, question)
-	windows := r.bestWindows(units, r.scoreUnits(units), minWindow, false)
-	if len(windows) == 0 {
-		return nil
-	}
-	sel := quoteSections(units, windows)
-	if r.wantsList {
-		sel = withSubsections(units, sel, windows)
-	}
-	return sel
-}
-
-// selectionAnswers reports whether a window of a reader's selection holds
-// the answer: most of the question's information and two of its words.
-func selectionAnswers(q query, question string, units []*unit) bool {
-	r := readQuestion(q, question)
-	return len(r.bestWindows(units, r.scoreUnits(units), minSelected, true)) > 0
-}
-
-// scoreUnits gives every unit its own score and works out the signals the
-// window search needs.
+// scoreUnits gives every unit its score, the share of the question's
+// information its text states (which orders the passages of a quoted
+// section), and works out the per-unit signals.
 func (r reading) scoreUnits(units []*unit) unitFacts {
 	sl := r.sl
 	f := unitFacts{
-		match:     make([][]float64, len(units)),
-		headShare: make([]float64, len(units)),
-		namesAPI:  make([]bool, len(units)),
-		defines:   make([]bool, len(units)),
-		typed:     make([]bool, len(units)),
+		match:    make([][]float64, len(units)),
+		namesAPI: make([]bool, len(units)),
+		defines:  make([]bool, len(units)),
+		typed:    make([]bool, len(units)),
 	}
 	flat := make([]float64, len(units)*len(sl.stems))
 	for i, u := range units {
-		// A window holds a stem as well as its best unit does: 1 in the
-		// unit's text, else the credit of its context.
 		m := flat[i*len(sl.stems) : (i+1)*len(sl.stems)]
 		for k, s := range sl.stems {
 			if u.terms[s] {
@@ -219,13 +276,10 @@ func (r reading) scoreUnits(units []*unit) unitFacts {
 			}
 		}
 		f.match[i] = m
-		u.score = r.q.coverageOf(sl, m) * unitPrior(u, r.wantsCode)
-		// A unit under a heading that names the question's words is where
-		// the book talks about them, more than a passage that mentions
-		// them in passing.
+		u.score = 0
 		for _, t := range r.q.terms {
-			if u.ctx.credit(t.stem) >= headingCredit {
-				f.headShare[i] += t.weight / r.q.total
+			if u.terms[t.stem] {
+				u.score += t.weight / r.q.total
 			}
 		}
 		// An identifier spelled out of the question's own words ("create
@@ -246,24 +300,12 @@ func (r reading) scoreUnits(units []*unit) unitFacts {
 	return f
 }
 
-// Window ranking: what lifts a window above its coverage.
-const (
-	// stepPenalty: each further unit of a window must earn its place.
-	stepPenalty = 0.04
-	// noNumberFactor: a "how many/how much" window that states no new
-	// number is unlikely to answer.
-	noNumberFactor = 0.8
-	// definitionBonus ranks up the sentence that defines the subject of a
-	// "what is X" question.
-	definitionBonus = 0.3
-)
-
-// bestWindows finds the best window of the units and, when another
-// section's best comes close, that one too: an answer is often split
-// between a rule and its table, or a summary and its section.
-func (r reading) bestWindows(units []*unit, f unitFacts, minScore float64, selection bool) []window {
-	var best *window
-	bySection := map[sectionKey]window{}
+// selectionAnswers reports whether a window of a reader's selection holds
+// the answer: most of the question's information, counting the words
+// around it at their credits, and two of the question's words itself.
+func selectionAnswers(q query, question string, units []*unit) bool {
+	r := readQuestion(q, question)
+	f := r.scoreUnits(units)
 	win := make([]float64, len(r.sl.stems))
 	for i := range units {
 		hasNum, hasType := false, false
@@ -279,7 +321,7 @@ func (r reading) bestWindows(units []*unit, f unitFacts, minScore float64, selec
 			}
 			hasNum = hasNum || hasNewNumber(u.nums, r.qnums)
 			hasType = hasType || f.typed[j]
-			prior = min(prior, unitPrior(u, r.wantsCode))
+			prior = min(prior, selectionPrior(u, r.wantsCode))
 			sc := r.q.coverageOf(r.sl, win) * prior * (1 - stepPenalty*float64(j-i))
 			if r.q.wantsNumber && !hasNum {
 				sc *= noNumberFactor
@@ -288,54 +330,19 @@ func (r reading) bestWindows(units []*unit, f unitFacts, minScore float64, selec
 			if r.want != nil && !hasType {
 				continue
 			}
-			rank := sc + headingBonus*f.headShare[i]
-			if f.defines[i] {
-				rank += definitionBonus
-			}
-			if slices.Contains(f.namesAPI[i:j+1], true) {
-				rank += apiBonus
-			}
-			if r.wantsList && (u.kind == item || u.kind == row) {
-				rank += listBonus
-			}
-			// Context credit stays below 1, so 1 means the text has it. A
-			// selection must state two of the question's words itself.
+			// Context credit stays below 1, so 1 means the text has it.
 			shared := 0
 			for _, k := range r.sl.term {
 				if win[k] == 1 {
 					shared++
 				}
 			}
-			if sc < minScore || (selection && shared < min(2, len(r.q.terms))) {
-				continue
-			}
-			w := window{from: i, to: j + 1, score: sc, rank: rank}
-			if best == nil || rank > best.rank {
-				best = &w
-			}
-			if k := keyOf(units[i]); rank > bySection[k].rank {
-				bySection[k] = w
+			if sc >= minSelected && shared >= min(2, len(r.q.terms)) {
+				return true
 			}
 		}
 	}
-	if best == nil {
-		return nil
-	}
-	windows := []window{*best}
-	var second *window
-	for k, w := range bySection {
-		if k == keyOf(units[best.from]) || w.rank < secondRatio*best.rank || w.score < minScore {
-			continue
-		}
-		if second == nil || w.rank > second.rank || w.rank == second.rank && w.from < second.from {
-			w := w
-			second = &w
-		}
-	}
-	if second != nil && !sameText(units, *best, *second) {
-		windows = append(windows, *second)
-	}
-	return windows
+	return false
 }
 
 // quoteBudget bounds, in characters, what is quoted of one section beyond
@@ -593,10 +600,11 @@ var labelWords = map[string]bool{
 // Format) is ...", "Drift refers to ...": up to five words, then the verb.
 var definitionShape = regexp.MustCompile(`^(?:(?:A|An|The)\s+)?((?:[\w./-]+\s+){0,4}[\w./-]+)(?:\s+\([^)]*\))?\s+(?:is|are|means|refers to|describes)\s`)
 
-// unitPrior lowers units that rarely answer a question by themselves:
-// restatements (learning objectives, summaries), labels, and long code
-// blocks unless the reader asked for code.
-func unitPrior(u *unit, wantsCode bool) float64 {
+// selectionPrior is the selection rule's discount for units that rarely
+// answer a question by themselves: restatements (learning objectives,
+// summaries), labels, and long code blocks unless the reader asked for
+// code.
+func selectionPrior(u *unit, wantsCode bool) float64 {
 	p := 1.0
 	switch {
 	case u.goal || u.asks:
@@ -689,31 +697,29 @@ func asksForCode(question string) bool {
 	return strings.Contains(question, "_") || strings.Contains(question, "`")
 }
 
-// ExplainEvidence lists the best-scoring units of the chunks for a
-// question; the CLI's --explain flag prints it.
+// ExplainEvidence lists the most probable candidate passages for a
+// question with their probability and strongest features; the CLI's
+// --explain flag prints it.
 func (ix *Index) ExplainEvidence(question string, chunks []rag.ScoredChunk, n int) string {
-	q := focus(ix.analyze(question), question)
-	units := ix.unitsOf(chunks)
-	wantsCode := asksForCode(question)
-	for _, u := range units {
-		u.score = q.coverage(func(s string) float64 {
-			if u.terms[s] {
-				return 1
-			}
-			return u.ctx.credit(s)
-		}) * unitPrior(u, wantsCode)
-	}
-	sort.SliceStable(units, func(a, b int) bool { return units[a].score > units[b].score })
+	_, units, cands := ix.prepare(question, chunks)
+	ix.best(cands)
+	sort.SliceStable(cands, func(a, b int) bool { return cands[a].p > cands[b].p })
 	var b strings.Builder
-	for i, u := range units {
+	b.WriteString("threshold " + fmtFloat(ix.model.Threshold) + "\n")
+	for i, c := range cands {
 		if i >= n {
 			break
 		}
-		t := strings.ReplaceAll(u.text, "\n", " / ")
-		if len(t) > 140 {
-			t = t[:140] + "…"
+		u := units[c.w.from]
+		var t []string
+		for _, v := range units[c.w.from:c.w.to] {
+			t = append(t, v.text)
 		}
-		b.WriteString(fmtFloat(u.score) + " " + chunks[u.chunk].ChapterPath + " › " + u.heading.Text + " | " + t + "\n")
+		text := strings.ReplaceAll(strings.Join(t, " "), "\n", " / ")
+		if len(text) > 140 {
+			text = text[:140] + "…"
+		}
+		b.WriteString(fmtFloat(c.p) + " " + chunks[u.chunk].ChapterPath + " › " + u.heading.Text + " | " + text + "\n")
 	}
 	return b.String()
 }

@@ -52,6 +52,10 @@ type Index struct {
 	// chapter maps a chunk's ChapterPath to the stems used anywhere in
 	// that chapter.
 	chapter map[string]map[string]bool
+	// avgLen is the mean chunk length in words, for BM25.
+	avgLen float64
+	// model weighs the answerer's candidate passages.
+	model *Model
 }
 
 // posting is one chunk holding a stem, with what ranking needs of it.
@@ -136,12 +140,22 @@ func New(chunks []rag.Chunk) *Index {
 		}
 		ix.docs[i] = d
 	}
+	total := 0
+	for _, d := range ix.docs {
+		total += d.length
+	}
+	ix.avgLen = float64(total) / max(ix.n, 1)
+	ix.model = DefaultModel()
 	ix.assoc = buildAssociations(ix)
 	for _, c := range chunks {
 		ix.units[c.ID] = splitUnits(c)
 	}
 	return ix
 }
+
+// SetModel makes the answerer weigh its candidates with m (a model
+// being fitted or evaluated) instead of the embedded one.
+func (ix *Index) SetModel(m *Model) { ix.model = m }
 
 // Chunks returns the chunks the index was built from, in book order.
 func (ix *Index) Chunks() []rag.Chunk { return ix.chunks }

@@ -175,13 +175,12 @@ func TestEvidenceReadsThePassageInItsChapter(t *testing.T) {
 	ix := New([]rag.Chunk{table, other})
 	question := "What joint types can a URDF joint have?"
 	chunks := []rag.ScoredChunk{{Chunk: other, Score: 0.9}, {Chunk: table, Score: 0.9}}
-	units := ix.unitsOf(chunks)
-	r := readQuestion(focus(ix.analyze(question), question), question)
-	windows := r.bestWindows(units, r.scoreUnits(units), minWindow, false)
-	if len(windows) == 0 {
-		t.Fatal("no passage answers")
+	_, units, cands := ix.prepare(question, chunks)
+	best := ix.best(cands)
+	if best == nil {
+		t.Fatal("no candidate passage")
 	}
-	if best := units[windows[0].from]; chunks[best.chunk].ID != "joints" || best.heading.Text != "Joint Types" {
-		t.Errorf("best passage %q under %q, want the joint types table", best.text, best.heading.Text)
+	if u := units[best.w.from]; chunks[u.chunk].ID != "joints" || u.heading.Text != "Joint Types" {
+		t.Errorf("best passage %q under %q, want the joint types table", u.text, u.heading.Text)
 	}
 }

@@ -38,7 +38,7 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 	nPara := 0
 	all := stemSet(text)
 	sectionTerms := stemSet(context)
-	var near map[string]float64
+	var near map[string]source
 	nearHeading := ""
 	add := func(u *unit) {
 		u.heading = cur
@@ -53,20 +53,20 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 		// The units under one heading share its credits; a unit with a
 		// lead gets a copy with the lead's words added.
 		if near == nil || nearHeading != cur.Text {
-			near, nearHeading = map[string]float64{}, cur.Text
+			near, nearHeading = map[string]source{}, cur.Text
 			for s := range sectionTerms {
-				near[s] = sectionCredit
+				near[s] = fromSection
 			}
 			for s := range stemSet(cur.Text) {
-				near[s] = headingCredit
+				near[s] = fromHeading
 			}
 		}
 		u.ctx = unitContext{all: all, allCredit: contextCredit, near: near}
 		if u.lead != "" {
 			u.ctx.near = maps.Clone(near)
 			for s := range stemSet(u.lead) {
-				if u.ctx.credit(s) < leadCredit {
-					u.ctx.near[s] = leadCredit
+				if u.ctx.near[s] < fromLead {
+					u.ctx.near[s] = fromLead
 				}
 			}
 		}
@@ -234,23 +234,54 @@ func identifiersIn(text string) [][]string {
 	return out
 }
 
-// unitContext is the credit a unit gets for a stem it does not hold
-// itself: the credit of its heading, section or lead when one of them
-// holds the stem, else contextCredit when the rest of the text does. The
-// text's stems are one set shared by all its units, so a chunk of n units
-// keeps its vocabulary once, not n times.
+// source is where a unit finds a question word it does not state
+// itself, from the farthest to the nearest: elsewhere in its text (the
+// chunk, or the rest of a selection), its section heading or chapter
+// title, the line that introduces it, its own heading.
+type source uint8
+
+const (
+	fromNowhere source = iota
+	fromText
+	fromSection
+	fromLead
+	fromHeading
+)
+
+// unitContext tells where around a unit a stem it does not hold
+// itself is found. The text's stems are one set shared by all its units,
+// so a chunk of n units keeps its vocabulary once, not n times.
 type unitContext struct {
-	all       map[string]bool
+	all map[string]bool
+	// allCredit is the selection rule's credit for a word found only
+	// elsewhere in the text (see credit).
 	allCredit float64
-	near      map[string]float64
+	near      map[string]source
 }
 
-// credit is the unit's credit for stem s, 0 when nothing around it holds s.
-func (c unitContext) credit(s string) float64 {
+// source is where around the unit stem s is found.
+func (c unitContext) source(s string) source {
 	if v, ok := c.near[s]; ok {
 		return v
 	}
 	if c.all[s] {
+		return fromText
+	}
+	return fromNowhere
+}
+
+// credit is what a stem found around a unit is worth to the selection's
+// sufficiency rule (selectionAnswers), 0 when nothing around it holds s.
+// The answerer's model learns its own weights for each source instead.
+func (c unitContext) credit(s string) float64 {
+	switch c.source(s) {
+	case fromHeading:
+		return headingCredit
+	case fromLead:
+		return leadCredit
+	case fromSection:
+		return sectionCredit
+	case fromText:
 		return c.allCredit
 	}
 	return 0

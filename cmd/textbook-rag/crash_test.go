@@ -106,7 +106,7 @@ func crashTest(t *testing.T, dbURL string) {
 	srv, base := startServer(t, dbURL, args...)
 
 	const clients, killAfter = 16, 400
-	questions := []string{"What is a ROS 2 topic?", "How do I create a publisher?", "What is a good recipe for banana bread?", "What does a URDF file describe?"}
+	questions := []string{"What does an IMU measure?", "How do I create a publisher?", "What is a good recipe for banana bread?", "What does a URDF file describe?"}
 	var (
 		mu       sync.Mutex
 		acks     []acked

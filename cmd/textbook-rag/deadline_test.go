@@ -84,7 +84,7 @@ func TestServeHistoryDeadline(t *testing.T) {
 				st.edit(c)
 			})
 			sid := uuid.NewString()
-			body := fmt.Sprintf(`{"question":"What is a ROS 2 topic?","session_id":%q}`, sid)
+			body := fmt.Sprintf(`{"question":"What does an IMU measure?","session_id":%q}`, sid)
 
 			st.stall(t)
 			// Without a deadline the request would wait for the store; let

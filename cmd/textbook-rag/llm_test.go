@@ -157,7 +157,7 @@ func TestLanguageModelMisbehaviour(t *testing.T) {
 	}
 	withFallback, withoutFallback := setup(true), setup(false)
 
-	const topic = "What does an IMU measure?"
+	const topic = "What are the four sources of the reality gap?"
 	cases := []struct {
 		name     string
 		base     string

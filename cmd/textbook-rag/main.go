@@ -27,6 +27,8 @@ Usage:
   textbook-rag ingest    [--docs DIR] [--data DIR]
   textbook-rag ask       [--data DIR] [--selected-text TEXT] [--session-id UUID] [--json] "QUESTION"
   textbook-rag eval      [--docs DIR] --questions FILE [--json] [--verbose]
+  textbook-rag eval      --books BOOKS.tsv [--verbose]   (leave-one-book-out)
+  textbook-rag fit       --books BOOKS.tsv [--out lexical/model.json]
   textbook-rag serve     [--docs DIR] [--data DIR] [--addr :8001]
   textbook-rag calibrate [--docs DIR] --questions FILE
   textbook-rag version
@@ -50,6 +52,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runAsk(ctx, args[1:], stdout, stderr)
 	case "eval":
 		err = runEval(ctx, args[1:], stdout, stderr)
+	case "fit":
+		err = runFit(ctx, args[1:], stdout, stderr)
 	case "serve":
 		err = runServe(ctx, args[1:], stdout, stderr)
 	case "calibrate":

@@ -22,7 +22,7 @@ var pathQuestions = []struct {
 	refusal  bool
 }{
 	{"refusal", "What is a good recipe for banana bread?", true},
-	{"answer", "What is a ROS 2 topic?", false},
+	{"answer", "What does an IMU measure?", false},
 }
 
 // pathClients is how many requests each CPU has in flight.

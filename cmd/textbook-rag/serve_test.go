@@ -97,7 +97,7 @@ func TestServeChat(t *testing.T) {
 	base, s := startService(t, func(c *Config) { c.ScopePatterns = scope })
 
 	t.Run("answer", func(t *testing.T) {
-		resp, data := postJSON(t, base+"/api/chat", map[string]string{"question": "What is a ROS 2 topic?"})
+		resp, data := postJSON(t, base+"/api/chat", map[string]string{"question": "What does an IMU measure?"})
 		if resp.StatusCode != 200 {
 			t.Fatalf("status %d: %s", resp.StatusCode, data)
 		}
@@ -105,8 +105,8 @@ func TestServeChat(t *testing.T) {
 		if cr.WasRefusal || len(cr.Sources) == 0 || cr.SessionID == "" || cr.RefusalReason != nil {
 			t.Fatalf("want an answer with sources and a session: %s", data)
 		}
-		if !strings.Contains(strings.ToLower(cr.Answer), "topic") {
-			t.Errorf("answer does not mention topics: %q", cr.Answer)
+		if !strings.Contains(strings.ToLower(cr.Answer), "imu") {
+			t.Errorf("answer does not mention the IMU: %q", cr.Answer)
 		}
 		if resp.Header.Get("X-Request-ID") == "" || resp.Header.Get("X-Response-Time") == "" {
 			t.Error("missing X-Request-ID or X-Response-Time")
@@ -206,7 +206,7 @@ func TestServeValidation(t *testing.T) {
 
 func TestServeStreamAndHistory(t *testing.T) {
 	base, _ := startService(t, nil)
-	body, _ := json.Marshal(map[string]string{"question": "What is a ROS 2 topic?"})
+	body, _ := json.Marshal(map[string]string{"question": "What does an IMU measure?"})
 	resp, err := http.Post(base+"/api/chat/stream", "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -329,7 +329,7 @@ func TestServeChunksHealthCORSRateLimit(t *testing.T) {
 
 	var last *http.Response
 	for i := 0; i < 3; i++ {
-		last, _ = postJSON(t, base+"/api/chat", map[string]string{"question": "What is a ROS 2 topic?"})
+		last, _ = postJSON(t, base+"/api/chat", map[string]string{"question": "What does an IMU measure?"})
 	}
 	if last.StatusCode != 429 || last.Header.Get("Retry-After") == "" {
 		t.Errorf("third chat request in a minute at 2/min: %d, Retry-After %q", last.StatusCode, last.Header.Get("Retry-After"))

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+
+	"github.com/textbook-rag/rag/eval"
+)
+
+// openedBook is one labelled book, ingested into its own temporary data
+// directory, with its questions.
+type openedBook struct {
+	eval.Book
+	app *Main
+	qs  []eval.Question
+	dir string
+}
+
+func (b *openedBook) Close() {
+	b.app.Close()
+	os.RemoveAll(b.dir)
+}
+
+// openBooks ingests every book of a books.tsv file with cfg's settings.
+func openBooks(ctx context.Context, cfg Config, path string, stderr io.Writer) ([]*openedBook, error) {
+	books, err := eval.ReadBooks(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []*openedBook
+	for _, b := range books {
+		ob, err := openBook(ctx, cfg, b, stderr)
+		if err != nil {
+			for _, o := range out {
+				o.Close()
+			}
+			return nil, fmt.Errorf("book %s: %w", b.Name, err)
+		}
+		out = append(out, ob)
+	}
+	return out, nil
+}
+
+func openBook(ctx context.Context, cfg Config, b eval.Book, stderr io.Writer) (*openedBook, error) {
+	qs, err := eval.ReadQuestionsFile(b.Questions)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "textbook-rag-fit-*")
+	if err != nil {
+		return nil, err
+	}
+	cfg.Docs, cfg.Data, cfg.RefusalLog = b.Docs, dir, os.DevNull
+	app := NewMain(cfg, io.Discard)
+	if err := app.Open(ctx, true); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return &openedBook{Book: b, app: app, qs: qs, dir: dir}, nil
+}
+
+// collect labels the candidates of every book's questions.
+func collect(ctx context.Context, books []*openedBook) ([]*eval.Labelled, error) {
+	var out []*eval.Labelled
+	for _, b := range books {
+		l, err := eval.Collect(ctx, b.Name, b.app.Tutor, b.app.Lexical, b.qs, b.app.Index.Chunk)
+		if err != nil {
+			return nil, fmt.Errorf("book %s: %w", b.Name, err)
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg := DefaultConfig()
+	f := newFlags("fit", &cfg, stderr)
+	opt := eval.DefaultFitOptions()
+	var booksPath, out string
+	f.fs.StringVar(&booksPath, "books", "", "labelled books (books.tsv, see ../shared/eval/FORMAT.md)")
+	f.fs.StringVar(&out, "out", "lexical/model.json", "where to write the fitted model")
+	f.fs.Float64Var(&opt.L2, "l2", opt.L2, "L2 regularisation on standardised features; 0 = chosen in cross-validation")
+	f.fs.Float64Var(&opt.WrongBudget, "wrong-budget", opt.WrongBudget, "share of all questions the threshold may answer wrongly in cross-validation")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if booksPath == "" {
+		return usageError{"fit needs --books FILE"}
+	}
+	books, err := openBooks(ctx, cfg, booksPath, stderr)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, b := range books {
+			b.Close()
+		}
+	}()
+	labelled, err := collect(ctx, books)
+	if err != nil {
+		return err
+	}
+	m, err := eval.Fit(labelled, opt)
+	if err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(m, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(out, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write model: %w", err)
+	}
+	fmt.Fprintf(stdout, "fitted on %d books, %d questions, %d candidate passages (%d answer); l2 %g; threshold %.3f; wrote %s\n",
+		len(m.Fit.Books), m.Fit.Questions, m.Fit.Pairs, m.Fit.Positives, m.Fit.L2, m.Threshold, out)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "feature\tweight")
+	for i, name := range m.Features {
+		fmt.Fprintf(tw, "%s\t%+.3f\n", name, m.Weights[i])
+	}
+	fmt.Fprintf(tw, "(none)\t%+.3f\n", m.None)
+	return tw.Flush()
+}
+
+// runLeaveOneOut evaluates each book of a books.tsv file with a model
+// fitted on the others and prints the per-book figures and their mean.
+func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.FitOptions, verbose bool, stdout, stderr io.Writer) (bool, error) {
+	books, err := openBooks(ctx, cfg, booksPath, stderr)
+	if err != nil {
+		return false, err
+	}
+	if len(books) < 2 {
+		books[0].Close()
+		return false, usageError{"leave-one-book-out needs at least two books in " + booksPath}
+	}
+	defer func() {
+		for _, b := range books {
+			b.Close()
+		}
+	}()
+	labelled, err := collect(ctx, books)
+	if err != nil {
+		return false, err
+	}
+	var rows []eval.BookFigures
+	passed := true
+	for i, b := range books {
+		var others []*eval.Labelled
+		for j, l := range labelled {
+			if j != i {
+				others = append(others, l)
+			}
+		}
+		m, err := eval.Fit(others, opt)
+		if err != nil {
+			return false, fmt.Errorf("fit without %s: %w", b.Name, err)
+		}
+		b.app.Lexical.SetModel(m)
+		rep, err := eval.Run(ctx, b.app.Tutor, b.qs, b.app.Index.Chunk)
+		if err != nil {
+			return false, fmt.Errorf("book %s: %w", b.Name, err)
+		}
+		if verbose {
+			fmt.Fprintf(stdout, "== %s (fitted on the other %d books, threshold %.3f)\n", b.Name, len(others), m.Threshold)
+			if err := rep.WriteText(stdout, true); err != nil {
+				return false, err
+			}
+			fmt.Fprintln(stdout)
+		}
+		rows = append(rows, eval.FiguresOf(b.Name, rep))
+		passed = passed && rep.Passed()
+	}
+	return passed, eval.WriteBookTable(stdout, rows)
+}

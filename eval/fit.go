@@ -1,0 +1,330 @@
+package eval
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/extractive"
+	"github.com/textbook-rag/rag/lexical"
+	"github.com/textbook-rag/rag/logistic"
+	"github.com/textbook-rag/rag/tutor"
+)
+
+// Book is one labelled book of a books.tsv file.
+type Book struct {
+	// Name is the book folder's base name.
+	Name string
+	// Questions and Docs are the question file and the book folder,
+	// resolved against the books file's folder.
+	Questions string
+	Docs      string
+}
+
+// ReadBooks reads a books.tsv file (../shared/eval/FORMAT.md): one book a
+// line, the question file and the book folder separated by a tab, paths
+// relative to the file (or absolute); '#' starts a comment line.
+func ReadBooks(path string) ([]Book, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("books: %w", err)
+	}
+	defer f.Close()
+	dir := filepath.Dir(path)
+	var books []Book
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		parts := strings.Split(line, "\t")
+		if len(parts) != 2 || strings.TrimSpace(parts[0]) == "" || strings.TrimSpace(parts[1]) == "" {
+			return nil, fmt.Errorf("books %s line %d: want a question file and a book folder separated by a tab", path, n)
+		}
+		rel := func(p string) string {
+			if p = strings.TrimSpace(p); filepath.IsAbs(p) {
+				return p
+			}
+			return filepath.Join(dir, p)
+		}
+		docs := rel(parts[1])
+		books = append(books, Book{Name: filepath.Base(docs), Questions: rel(parts[0]), Docs: docs})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("books %s: %w", path, err)
+	}
+	if len(books) == 0 {
+		return nil, fmt.Errorf("books %s: no books", path)
+	}
+	return books, nil
+}
+
+// Labelled is one book's questions as the answerer's fit sees them: for
+// each question that reached the answerer (it passed the spec's score
+// gates and the out-of-scope patterns), every candidate passage's
+// features and whether quoting it would have been a correct answer.
+type Labelled struct {
+	Book string
+	// Questions counts every question of the book, the base of the
+	// wrong-answer budget.
+	Questions int
+	Asked     []Asked
+}
+
+// Asked is one question that reached the answerer.
+type Asked struct {
+	ID       string
+	Category string
+	X        [][]float64
+	// Correct[i]: quoting candidate i answers the question as eval scores
+	// it (every answer term, a source at the gold section). Always false
+	// for a question that must be refused.
+	Correct []bool
+	// Section names each candidate's section (chapter › heading).
+	Section []string
+}
+
+// recorder stands in for the tutor's evidence finder: it records the
+// candidates of each question that reaches the answerer and answers none,
+// so that the fit sees exactly the chunks the tutor's flow passes on.
+type recorder struct {
+	ix   *lexical.Index
+	seen []lexical.Candidate
+	hit  bool
+}
+
+func (r *recorder) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passage {
+	r.seen, r.hit = r.ix.Candidates(question, chunks), true
+	return nil
+}
+
+func (r *recorder) SelectedEvidence(question, selected string) []rag.Passage {
+	return r.ix.SelectedEvidence(question, selected)
+}
+
+func (r *recorder) Topic(question string) string { return r.ix.Topic(question) }
+
+// Collect runs the questions without selected text through a copy of t
+// whose evidence finder records the candidates, and labels each
+// candidate by scoring the extractive answer quoting it would give.
+func Collect(ctx context.Context, book string, t *tutor.Tutor, ix *lexical.Index, qs []Question, chunk func(id string) (rag.Chunk, bool)) (*Labelled, error) {
+	rec := &recorder{ix: ix}
+	tt := *t
+	tt.Evidence, tt.LLM, tt.Refusals = rec, nil, nil
+	out := &Labelled{Book: book, Questions: len(qs)}
+	for _, q := range qs {
+		if q.SelectedText != "" {
+			continue
+		}
+		rec.hit, rec.seen = false, nil
+		req := rag.ChatRequest{Question: q.Question, SessionID: sessionID(q.ID)}
+		if err := req.Normalize(); err != nil {
+			return nil, fmt.Errorf("%s: %w", q.ID, err)
+		}
+		if _, err := tt.Ask(ctx, req, nil); err != nil {
+			return nil, fmt.Errorf("%s: %w", q.ID, err)
+		}
+		if !rec.hit || len(rec.seen) == 0 {
+			continue
+		}
+		a := Asked{ID: q.ID, Category: q.Category}
+		for _, c := range rec.seen {
+			a.X = append(a.X, c.Features)
+			ok := false
+			if q.Expect == "answer" {
+				g, err := extractive.Generator{}.Generate(ctx, rag.GenerateRequest{Question: q.Question, Evidence: c.Passages}, nil)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", q.ID, err)
+				}
+				ok = Score(q, rag.ChatResponse{Answer: g.Text, Sources: tutor.SourcesOf(c.Passages)}, chunk).Correct
+			}
+			a.Correct = append(a.Correct, ok)
+			a.Section = append(a.Section, c.Section)
+		}
+		out.Asked = append(out.Asked, a)
+	}
+	return out, nil
+}
+
+// FitOptions are the fit's two settings; DefaultFitOptions has their
+// values.
+type FitOptions struct {
+	// L2 is the regularisation of the logistic regression, on
+	// standardised features; 0 chooses it from L2Grid in
+	// cross-validation.
+	L2 float64
+	// WrongBudget is the share of all questions that may be answered
+	// wrongly in cross-validation: the threshold is the lowest that keeps
+	// wrong answers within it.
+	WrongBudget float64
+}
+
+// DefaultFitOptions keep wrong answers at most 2% of all questions, the
+// issue's bar, with a light regularisation.
+func DefaultFitOptions() FitOptions { return FitOptions{WrongBudget: 0.02} }
+
+// L2Grid are the regularisations Fit chooses among.
+var L2Grid = []float64{1, 3, 10, 30, 100}
+
+// Fit fits the answerer's model on the labelled books: the weights on
+// every book's candidates, the threshold on leave-one-book-out
+// predictions (each book's questions scored by weights fitted on the
+// others), so that it is chosen on questions the weights never saw. With
+// one book the threshold is chosen in-sample.
+func Fit(books []*Labelled, opt FitOptions) (*lexical.Model, error) {
+	total := 0
+	for _, b := range books {
+		total += b.Questions
+	}
+	budget := opt.WrongBudget * float64(total)
+	l2 := opt.L2
+	if l2 == 0 {
+		// The regularisation that answers most questions right within
+		// the budget when each book is predicted by the others; the
+		// stronger on a tie.
+		bestRight := -1
+		for _, c := range L2Grid {
+			picks, err := heldOutPicks(books, c)
+			if err != nil {
+				return nil, err
+			}
+			t := threshold(picks, budget)
+			right := 0
+			for _, p := range picks {
+				if p.p >= t && p.correct {
+					right++
+				}
+			}
+			if right >= bestRight {
+				bestRight, l2 = right, c
+			}
+		}
+	}
+	w, err := fitWeights(books, l2)
+	if err != nil {
+		return nil, err
+	}
+	picks, err := heldOutPicks(books, l2)
+	if err != nil {
+		return nil, err
+	}
+	m := &lexical.Model{Features: lexical.FeatureNames(), Mean: w.Mean, Scale: w.Scale, Weights: w.Weights, None: w.None,
+		Threshold: threshold(picks, budget)}
+	m.Fit.L2, m.Fit.WrongBudget = l2, opt.WrongBudget
+	for _, b := range books {
+		m.Fit.Books = append(m.Fit.Books, b.Book)
+		m.Fit.Questions += b.Questions
+		for _, a := range b.Asked {
+			m.Fit.Pairs += len(a.X)
+			for _, c := range a.Correct {
+				if c {
+					m.Fit.Positives++
+				}
+			}
+		}
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// heldOutPicks predicts each book's questions with weights fitted on the
+// other books (on all of them when there is only one).
+func heldOutPicks(books []*Labelled, l2 float64) ([]pick, error) {
+	var picks []pick
+	for i, b := range books {
+		others := books
+		if len(books) > 1 {
+			others = slices.Concat(books[:i:i], books[i+1:])
+		}
+		w, err := fitWeights(others, l2)
+		if err != nil {
+			return nil, err
+		}
+		picks = append(picks, picksOf(w, b)...)
+	}
+	return picks, nil
+}
+
+func fitWeights(books []*Labelled, l2 float64) (logistic.Fitted, error) {
+	var groups []logistic.Group
+	for _, b := range books {
+		for _, a := range b.Asked {
+			groups = append(groups, logistic.Group{X: a.X, Right: a.Correct})
+		}
+	}
+	if len(groups) == 0 {
+		return logistic.Fitted{}, fmt.Errorf("fit: no question reached the answerer")
+	}
+	return logistic.Fit(groups, l2)
+}
+
+// pick is what the answerer would do with one question: quote its most
+// probable candidate, which is right or wrong.
+type pick struct {
+	p       float64
+	correct bool
+}
+
+// picksOf chooses, as the answerer does (lexical.Pick), each question's
+// candidate.
+func picksOf(f logistic.Fitted, b *Labelled) []pick {
+	var out []pick
+	for _, a := range b.Asked {
+		best, p := lexical.Pick(f.Probs(a.X), a.Section)
+		out = append(out, pick{p: p, correct: a.Correct[best]})
+	}
+	return out
+}
+
+// threshold is the lowest probability that keeps the wrong answers among
+// picks at or below budget: answering a pick at or above it. It lies
+// halfway between the last pick answered and the first refused, so a
+// question scored close to a training one falls on the same side.
+func threshold(picks []pick, budget float64) float64 {
+	sorted := slices.Clone(picks)
+	slices.SortStableFunc(sorted, func(a, b pick) int {
+		switch {
+		case a.p > b.p:
+			return -1
+		case a.p < b.p:
+			return 1
+		}
+		return 0
+	})
+	wrong := 0
+	last := -1 // index of the last pick answered
+	for i := 0; i < len(sorted); {
+		// Picks of equal probability are answered together.
+		j := i
+		w := wrong
+		for ; j < len(sorted) && sorted[j].p == sorted[i].p; j++ {
+			if !sorted[j].correct {
+				w++
+			}
+		}
+		if float64(w) > budget {
+			break
+		}
+		wrong, last, i = w, j-1, j
+	}
+	switch {
+	case last < 0 && len(sorted) > 0:
+		return math.Min(1, math.Nextafter(sorted[0].p, 2))
+	case last < 0:
+		return 0.5
+	case last == len(sorted)-1:
+		return sorted[last].p / 2
+	}
+	return (sorted[last].p + sorted[last+1].p) / 2
+}

@@ -1,0 +1,435 @@
+package lexical
+
+import (
+	"math"
+	"regexp"
+	"strings"
+
+	"github.com/textbook-rag/rag"
+)
+
+// A candidate passage is a window of up to maxWindow consecutive units of
+// one section of a retrieved chunk. The answerer describes every
+// candidate by the named features below and lets the fitted model (see
+// Model) turn them into the probability that quoting the candidate's
+// section answers the question. None of the features carries a weight of
+// its own: how much each counts is learned by `textbook-rag fit` from the
+// labelled books.
+
+// Feature names one signal; Doc says what it measures and why it may
+// matter. Features lists them in the order of the model's vector.
+type Feature struct {
+	Name string
+	Doc  string
+}
+
+// Indices into a feature vector.
+const (
+	fText = iota
+	fHeading
+	fLead
+	fSection
+	fChunk
+	fRelated
+	fTermsStated
+	fSectionText
+	fTextGap
+	fNamedGap
+	fSectionGap
+	fHeadingNamed
+	fHeadingPrecision
+	fUnitBest
+	fSpan
+	fChars
+	fRetrieval
+	fRank
+	fBM25
+	fNumberYes
+	fNumberNo
+	fTypeYes
+	fTypeNo
+	fDefines
+	fNamesAPI
+	fListYes
+	fListNo
+	fCodeWanted
+	fCodeUnwanted
+	fCodeLines
+	fStepsYes
+	fItem
+	fRow
+	fLabel
+	fGoal
+	fSummary
+	fOverview
+	fAsks
+	fIntro
+	fDepth
+	fSectionUnits
+	fFirstInSection
+	fUnknown
+	fTerms
+	fQNumber
+	fQList
+	fQCode
+	fQDefinition
+	fQHow
+	nFeatures
+)
+
+// Features documents every signal the answerer's model weighs, in vector
+// order. "Share" is always of the question's information: its words
+// weighted by how rare each is in the book.
+var Features = [nFeatures]Feature{
+	fText:             {"text_share", "share stated in the passage's own text"},
+	fHeading:          {"heading_share", "share not in the text but named by the passage's own heading"},
+	fLead:             {"lead_share", "share found only in the line that introduces the passage (\"Types:\")"},
+	fSection:          {"section_share", "share found only in the chunk's section heading or chapter title"},
+	fChunk:            {"chunk_share", "share found only elsewhere in the chunk's text"},
+	fRelated:          {"related_share", "share matched only by words the book uses in the same places (co-occurrence strength)"},
+	fTermsStated:      {"terms_stated", "fraction of the question's words (unweighted) the text states"},
+	fSectionText:      {"section_text_share", "share stated anywhere in the text of the passage's section within the chunk"},
+	fTextGap:          {"text_gap", "text_share minus the best text_share of any candidate for the question (0 for the best)"},
+	fNamedGap:         {"named_gap", "text_share + heading_share minus the best such sum among candidates"},
+	fSectionGap:       {"section_gap", "section_text_share minus the best among candidates"},
+	fHeadingNamed:     {"heading_named", "share named by the passage's own heading, whether or not the text states it too"},
+	fHeadingPrecision: {"heading_precision", "share of the heading's own words that the question uses: a heading about just what was asked"},
+	fUnitBest:         {"best_unit_share", "the largest share one unit (sentence, item, row, code block) of the section states: the words stand together"},
+	fSpan:             {"span", "units in the window beyond the first (0-2): each further unit must earn its place"},
+	fChars:            {"log_chars", "log(1 + characters of the window)"},
+	fRetrieval:        {"retrieval_score", "the chunk's retrieval score (the spec's scale)"},
+	fRank:             {"retrieval_rank", "1/(1 + the chunk's rank among the confident chunks)"},
+	fBM25:             {"bm25", "the chunk's BM25 score (k1 1.2, b 0.75) over the question's words, divided by its maximum"},
+	fNumberYes:        {"number_stated", "the question asks how many/much/fast and the window states a number the question does not"},
+	fNumberNo:         {"number_missing", "the question asks for a quantity and the window states no new number"},
+	fTypeYes:          {"answer_type_stated", "the question wants a price or a date and the window states one"},
+	fTypeNo:           {"answer_type_missing", "the question wants a price or a date and the window states none"},
+	fDefines:          {"defines_subject", "a \"what is X\" question and the window defines X (\"X is ...\", \"**X**: ...\")"},
+	fNamesAPI:         {"names_api", "the window uses an identifier spelled from the question's words (create_publisher)"},
+	fListYes:          {"list_for_list", "the question asks for several things of a kind and the window is a list item or table row"},
+	fListNo:           {"prose_for_list", "the question asks for several things of a kind and the window is not a list or table"},
+	fCodeWanted:       {"code_wanted", "the question asks for a command, API or configuration and the window holds code"},
+	fCodeUnwanted:     {"code_unwanted", "the window holds code the question did not ask for"},
+	fCodeLines:        {"code_lines", "log(1 + lines) of the window's code: a long program holds many words by chance"},
+	fStepsYes:         {"steps_for_how", "a \"how do I\" question and the window is a numbered step or code"},
+	fItem:             {"kind_item", "the window starts with a list item"},
+	fRow:              {"kind_row", "the window starts with a table row"},
+	fLabel:            {"kind_label", "the window starts with a short line ending in ':'"},
+	fGoal:             {"in_goals", "the section points elsewhere: learning objectives, prerequisites, next steps"},
+	fSummary:          {"in_summary", "the section restates: summary, overview, key takeaways, introduction"},
+	fOverview:         {"in_module_index", "the chunk is a module's index page, which restates its chapters"},
+	fAsks:             {"asks_reader", "the window puts a question to the reader: quiz, exercise, a sentence ending in '?'"},
+	fIntro:            {"in_chapter_intro", "the window sits before the chapter's first section heading"},
+	fDepth:            {"heading_depth", "the heading's level below ## (0 for ##, 1 for ###, ...)"},
+	fSectionUnits:     {"log_section_units", "log(1 + units of the section in the chunk): how specific the section is"},
+	fFirstInSection:   {"first_in_section", "the window starts the section"},
+	fUnknown:          {"unknown_share", "share of the question's information in words the book never uses"},
+	fTerms:            {"log_question_terms", "log(1 + the question's content words)"},
+	fQNumber:          {"asks_number", "the question asks for a quantity"},
+	fQList:            {"asks_list", "the question asks for several things of a kind"},
+	fQCode:            {"asks_code", "the question asks for a command, API or configuration"},
+	fQDefinition:      {"asks_definition", "the question asks what something is"},
+	fQHow:             {"asks_how", "the question asks how to do something"},
+}
+
+// candidate is one window with its features and, once scored, the
+// model's probability that it answers.
+type candidate struct {
+	w window
+	x []float64
+	p float64
+	// section is the candidate's chapter and heading: overlapping chunks
+	// can hold the same section.
+	section string
+}
+
+// howQuestion matches questions that ask for a way of doing something.
+var howQuestion = regexp.MustCompile(`(?i)\bhow\s+(?:do|does|can|could|should|would|to|did)\b|\bsteps?\s+(?:to|for)\b`)
+
+// sectionFacts are what a window's section holds, worked out once per
+// section of one search.
+type sectionFacts struct {
+	// headingPrecision: the share of the heading's words the question
+	// uses.
+	headingPrecision float64
+	terms            map[string]bool
+	units            int
+	first            int
+	bestUnit         float64
+}
+
+// bm25 constants are the method's customary defaults, not fitted: the
+// model weighs the score that results.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// bm25 scores a chunk against the question's words, divided by the
+// score of a chunk holding every word often: a share in [0, 1].
+func (ix *Index) bm25(q query, c rag.Chunk) float64 {
+	var terms map[string]int
+	length := 0
+	if i, ok := ix.pos[c.ID]; ok && ix.chunks[i].Text == c.Text {
+		terms, length = ix.docs[i].terms, ix.docs[i].length
+	} else {
+		terms = map[string]int{}
+		for _, t := range tokenize(c.Text) {
+			if !stopwords[t.word] {
+				terms[t.stem]++
+				length++
+			}
+		}
+	}
+	norm := bm25K1 * (1 - bm25B + bm25B*float64(length)/max(ix.avgLen, 1))
+	var got, most float64
+	for _, t := range q.terms {
+		df := float64(ix.df[t.stem])
+		idf := math.Log(1 + (ix.n-df+0.5)/(df+0.5))
+		tf := float64(terms[t.stem])
+		got += idf * tf * (bm25K1 + 1) / (tf + norm)
+		most += idf * (bm25K1 + 1)
+	}
+	if most == 0 {
+		return 0
+	}
+	return got / most
+}
+
+// lexicalScore is the chunk's coverage of the question as the lexical
+// retriever counts it (its own words, or its chapter's at
+// chapterCredit), on the spec's scale.
+func (ix *Index) lexicalScore(q query, c rag.Chunk) float64 {
+	var terms map[string]int
+	if i, ok := ix.pos[c.ID]; ok && ix.chunks[i].Text == c.Text {
+		terms = ix.docs[i].terms
+	}
+	var own map[string]bool
+	if terms == nil {
+		own = stemSet(c.Text)
+	}
+	ch := ix.chapter[c.ChapterPath]
+	return calibrated(q.coverage(func(s string) float64 {
+		if terms[s] > 0 || own[s] {
+			return 1
+		}
+		if ch[s] {
+			return chapterCredit
+		}
+		return 0
+	}))
+}
+
+// candidates lists every window of the units with its features. units
+// come from unitsOf(chunks).
+func (ix *Index) candidates(r reading, units []*unit, chunks []rag.ScoredChunk) []candidate {
+	q := r.q
+	if q.total == 0 || len(units) == 0 {
+		return nil
+	}
+	f := r.scoreUnits(units)
+
+	// Question-level facts.
+	var unknown float64
+	for _, t := range q.terms {
+		if !t.known {
+			unknown += t.weight
+		}
+	}
+	unknown /= q.total
+	how := howQuestion.MatchString(r.question)
+	bm := make([]float64, len(chunks))
+	lex := make([]float64, len(chunks))
+	for i, c := range chunks {
+		bm[i] = ix.bm25(q, c.Chunk)
+		lex[i] = ix.lexicalScore(q, c.Chunk)
+	}
+	sections := map[sectionKey]*sectionFacts{}
+	for i, u := range units {
+		s := sections[keyOf(u)]
+		if s == nil {
+			s = &sectionFacts{terms: map[string]bool{}, first: i}
+			sections[keyOf(u)] = s
+			if hs := stemSet(u.heading.Text); len(hs) > 0 {
+				n := 0
+				for h := range hs {
+					if r.qstems[h] {
+						n++
+					}
+				}
+				s.headingPrecision = float64(n) / float64(len(hs))
+			}
+		}
+		s.units++
+		for _, t := range q.terms {
+			if u.terms[t.stem] {
+				s.terms[t.stem] = true
+			}
+		}
+		s.bestUnit = max(s.bestUnit, u.score)
+	}
+
+	var out []candidate
+	best := make([]source, len(q.terms))
+	inText := make([]bool, len(q.terms))
+	related := make([]float64, len(q.terms))
+	for i := range units {
+		clear(best)
+		clear(inText)
+		clear(related)
+		hasNum, hasType, hasList, hasCode, hasSteps := false, false, false, false, false
+		defines, api, goal, summary, asks := false, false, false, false, false
+		codeLines, chars := 0, 0
+		for j := i; j < len(units) && j < i+maxWindow; j++ {
+			u := units[j]
+			if keyOf(u) != keyOf(units[i]) {
+				break
+			}
+			for k, t := range q.terms {
+				if u.terms[t.stem] {
+					inText[k] = true
+					continue
+				}
+				best[k] = max(best[k], u.ctx.source(t.stem))
+				for ri, rel := range t.related {
+					if u.terms[rel.stem] {
+						related[k] = max(related[k], t.related[ri].strength)
+					}
+				}
+			}
+			hasNum = hasNum || hasNewNumber(u.nums, r.qnums)
+			hasType = hasType || f.typed[j]
+			hasList = hasList || u.kind == item || u.kind == row
+			hasCode = hasCode || u.kind == code
+			hasSteps = hasSteps || u.kind == code || u.kind == item && isOrdered(strings.TrimSpace(u.text))
+			defines = defines || f.defines[j]
+			api = api || f.namesAPI[j]
+			goal = goal || u.goal
+			summary = summary || u.summary
+			asks = asks || u.asks
+			if u.kind == code {
+				codeLines = max(codeLines, u.lines)
+			}
+			chars += len(u.text)
+
+			x := make([]float64, nFeatures)
+			stated := 0
+			for k, t := range q.terms {
+				share := t.weight / q.total
+				switch {
+				case inText[k]:
+					x[fText] += share
+					stated++
+					continue
+				case best[k] == fromHeading:
+					x[fHeading] += share
+				case best[k] == fromLead:
+					x[fLead] += share
+				case best[k] == fromSection:
+					x[fSection] += share
+				case best[k] == fromText:
+					x[fChunk] += share
+				}
+				x[fRelated] += share * related[k]
+			}
+			x[fTermsStated] = float64(stated) / float64(len(q.terms))
+			sec := sections[keyOf(units[i])]
+			for _, t := range q.terms {
+				if sec.terms[t.stem] {
+					x[fSectionText] += t.weight / q.total
+				}
+			}
+			x[fUnitBest] = sec.bestUnit
+			x[fHeadingPrecision] = sec.headingPrecision
+			for _, t := range q.terms {
+				if first := units[i]; first.ctx.near[t.stem] == fromHeading {
+					x[fHeadingNamed] += t.weight / q.total
+				}
+			}
+			x[fSpan] = float64(j - i)
+			x[fChars] = math.Log1p(float64(chars))
+			first := units[i]
+			x[fRetrieval] = lex[first.chunk]
+			x[fRank] = 1 / (1 + float64(first.chunk))
+			x[fBM25] = bm[first.chunk]
+			x[fNumberYes] = b2f(q.wantsNumber && hasNum)
+			x[fNumberNo] = b2f(q.wantsNumber && !hasNum)
+			x[fTypeYes] = b2f(r.want != nil && hasType)
+			x[fTypeNo] = b2f(r.want != nil && !hasType)
+			x[fDefines] = b2f(defines)
+			x[fNamesAPI] = b2f(api)
+			x[fListYes] = b2f(r.wantsList && hasList)
+			x[fListNo] = b2f(r.wantsList && !hasList)
+			x[fCodeWanted] = b2f(r.wantsCode && hasCode)
+			x[fCodeUnwanted] = b2f(!r.wantsCode && hasCode)
+			x[fCodeLines] = math.Log1p(float64(codeLines))
+			x[fStepsYes] = b2f(how && hasSteps)
+			x[fItem] = b2f(first.kind == item)
+			x[fRow] = b2f(first.kind == row)
+			x[fLabel] = b2f(first.kind == label)
+			x[fGoal] = b2f(goal)
+			x[fSummary] = b2f(summary)
+			x[fOverview] = b2f(first.overview)
+			x[fAsks] = b2f(asks)
+			c := chunks[first.chunk]
+			x[fIntro] = b2f(first.heading.Level < 2 || first.heading.Text == c.ChapterTitle)
+			x[fDepth] = float64(min(max(first.heading.Level-2, 0), 3))
+			x[fSectionUnits] = math.Log1p(float64(sec.units))
+			x[fFirstInSection] = b2f(sec.first == i)
+			x[fUnknown] = unknown
+			x[fTerms] = math.Log1p(float64(len(q.terms)))
+			x[fQNumber] = b2f(q.wantsNumber)
+			x[fQList] = b2f(r.wantsList)
+			x[fQCode] = b2f(r.wantsCode)
+			x[fQDefinition] = b2f(r.definition)
+			x[fQHow] = b2f(how)
+			out = append(out, candidate{w: window{from: i, to: j + 1, score: x[fText]}, x: x, section: c.ChapterPath + " › " + first.heading.Text})
+		}
+	}
+	// A section is quoted whole (see quote), so a section is one
+	// candidate: its window that states most of the question, the first
+	// of equals, stands for it.
+	at := map[sectionKey]int{}
+	var secs []candidate
+	for _, c := range out {
+		k := keyOf(units[c.w.from])
+		if i, ok := at[k]; ok {
+			if c.x[fText] > secs[i].x[fText] {
+				secs[i] = c
+			}
+			continue
+		}
+		at[k] = len(secs)
+		secs = append(secs, c)
+	}
+	// Gaps: how far each candidate falls behind the best for the
+	// question, which a probability per passage cannot see by itself.
+	var bestText, bestNamed, bestSection float64
+	for _, c := range secs {
+		bestText = max(bestText, c.x[fText])
+		bestNamed = max(bestNamed, c.x[fText]+c.x[fHeading])
+		bestSection = max(bestSection, c.x[fSectionText])
+	}
+	for _, c := range secs {
+		c.x[fTextGap] = c.x[fText] - bestText
+		c.x[fNamedGap] = c.x[fText] + c.x[fHeading] - bestNamed
+		c.x[fSectionGap] = c.x[fSectionText] - bestSection
+	}
+	return secs
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// isOrdered reports a numbered list item ("1. ...", "2) ...").
+func isOrdered(text string) bool {
+	i := 0
+	for i < len(text) && text[i] >= '0' && text[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+1 < len(text) && (text[i] == '.' || text[i] == ')') && text[i+1] == ' '
+}

@@ -1,0 +1,134 @@
+package lexical
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/textbook-rag/rag/logistic"
+)
+
+// Model turns the features (see Features) of a question's candidate
+// passages into the probability that quoting each answers the question: a
+// conditional logistic regression (package logistic) in which every
+// candidate competes with the question's others and with answering
+// nothing. Everything in it is fitted by `textbook-rag
+// fit` on the labelled books and written to model.json, which the binary
+// embeds; nothing in it is chosen by hand.
+type Model struct {
+	// Features names the vector's entries; it must match Features.
+	Features []string `json:"features"`
+	// Mean and Scale standardise each feature before it is weighed.
+	Mean  []float64 `json:"mean"`
+	Scale []float64 `json:"scale"`
+	// Weights weigh the standardised features into a candidate's score;
+	// None is the score of answering nothing.
+	Weights []float64 `json:"weights"`
+	None    float64   `json:"none"`
+	// Threshold is the probability the best passage must reach to be
+	// quoted: chosen in leave-one-book-out cross-validation so that wrong
+	// answers stay within the fit's budget.
+	Threshold float64 `json:"threshold"`
+	// Fit records what the model was fitted on, for the README.
+	Fit FitInfo `json:"fit"`
+}
+
+// FitInfo describes a model's training run.
+type FitInfo struct {
+	Books     []string `json:"books"`
+	Questions int      `json:"questions"`
+	Pairs     int      `json:"pairs"`
+	Positives int      `json:"positives"`
+	L2        float64  `json:"l2"`
+	// WrongBudget is the share of all questions the threshold allows to
+	// be answered wrongly in cross-validation.
+	WrongBudget float64 `json:"wrong_budget"`
+}
+
+//go:embed model.json
+var modelJSON []byte
+
+var defaultModel = sync.OnceValues(func() (*Model, error) { return ParseModel(modelJSON) })
+
+// DefaultModel is the embedded model, fitted on the shared books. When
+// the embedded file does not fit the features the answerer computes (the
+// features changed and the model was not refitted), it is a model that
+// answers nothing: a stale model must refuse, not guess. The fit command
+// does not need a model, and a test fails on a stale one
+// (EmbeddedModelError).
+func DefaultModel() *Model {
+	if m, err := defaultModel(); err == nil {
+		return m
+	}
+	m := ZeroModel()
+	m.Threshold = 1
+	return m
+}
+
+// EmbeddedModelError says why the embedded model cannot be used, or nil.
+func EmbeddedModelError() error {
+	_, err := defaultModel()
+	return err
+}
+
+// ParseModel reads a model file and checks it against Features.
+func ParseModel(data []byte) (*Model, error) {
+	var m Model
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("parse model: %w", err)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// Validate checks that the model weighs exactly the features the
+// answerer computes, in the same order.
+func (m *Model) Validate() error {
+	if len(m.Features) != nFeatures || len(m.Mean) != nFeatures || len(m.Scale) != nFeatures || len(m.Weights) != nFeatures {
+		return fmt.Errorf("model has %d features (%d means, %d scales, %d weights); the answerer computes %d: refit with `textbook-rag fit`",
+			len(m.Features), len(m.Mean), len(m.Scale), len(m.Weights), nFeatures)
+	}
+	for i, f := range Features {
+		if m.Features[i] != f.Name {
+			return fmt.Errorf("model feature %d is %q, the answerer's is %q: refit with `textbook-rag fit`", i, m.Features[i], f.Name)
+		}
+		if m.Scale[i] <= 0 || math.IsNaN(m.Weights[i]) {
+			return fmt.Errorf("model feature %q has scale %v and weight %v", f.Name, m.Scale[i], m.Weights[i])
+		}
+	}
+	if m.Threshold < 0 || m.Threshold > 1 {
+		return fmt.Errorf("model threshold %v is not a probability", m.Threshold)
+	}
+	return nil
+}
+
+// Probs gives each of a question's candidates (feature vectors) the
+// probability that quoting it answers.
+func (m *Model) Probs(xs [][]float64) []float64 {
+	return logistic.Fitted{Mean: m.Mean, Scale: m.Scale, Weights: m.Weights, None: m.None}.Probs(xs)
+}
+
+// FeatureNames lists Features' names in vector order.
+func FeatureNames() []string {
+	names := make([]string, nFeatures)
+	for i, f := range Features {
+		names[i] = f.Name
+	}
+	return names
+}
+
+// ZeroModel weighs nothing: a question's candidates and answering
+// nothing are equally likely. It is the
+// starting point of a fit, whose features and labels do not depend on
+// the model.
+func ZeroModel() *Model {
+	m := &Model{Features: FeatureNames(), Mean: make([]float64, nFeatures), Scale: make([]float64, nFeatures), Weights: make([]float64, nFeatures), Threshold: 0.5}
+	for i := range m.Scale {
+		m.Scale[i] = 1
+	}
+	return m
+}

@@ -1,0 +1,108 @@
+package lexical
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/textbook-rag/rag"
+)
+
+// The embedded model must weigh exactly the features the answerer
+// computes; a stale one (features changed, no refit) would refuse every
+// question.
+func TestEmbeddedModelFits(t *testing.T) {
+	if err := EmbeddedModelError(); err != nil {
+		t.Fatalf("%v (run: go run ./cmd/textbook-rag fit --books ../shared/eval/books.tsv)", err)
+	}
+	m := DefaultModel()
+	if m.Threshold <= 0 || m.Threshold >= 1 {
+		t.Errorf("threshold %v", m.Threshold)
+	}
+}
+
+func TestFeaturesAreDocumented(t *testing.T) {
+	seen := map[string]bool{}
+	for i, f := range Features {
+		if f.Name == "" || f.Doc == "" {
+			t.Errorf("feature %d has no name or doc", i)
+		}
+		if seen[f.Name] {
+			t.Errorf("feature %q twice", f.Name)
+		}
+		seen[f.Name] = true
+	}
+}
+
+func TestParseModelRejectsStaleModels(t *testing.T) {
+	good := ZeroModel()
+	tests := map[string]func(m *Model){
+		"missing feature": func(m *Model) { m.Features = m.Features[1:] },
+		"renamed feature": func(m *Model) { m.Features[0] = "old_name" },
+		"zero scale":      func(m *Model) { m.Scale[2] = 0 },
+		"threshold":       func(m *Model) { m.Threshold = 1.5 },
+	}
+	for name, spoil := range tests {
+		t.Run(name, func(t *testing.T) {
+			m := *good
+			m.Features = append([]string(nil), good.Features...)
+			m.Scale = append([]float64(nil), good.Scale...)
+			spoil(&m)
+			data, _ := json.Marshal(m)
+			if _, err := ParseModel(data); err == nil {
+				t.Fatal("accepted")
+			}
+		})
+	}
+	data, _ := json.Marshal(good)
+	if _, err := ParseModel(data); err != nil {
+		t.Fatalf("zero model: %v", err)
+	}
+}
+
+// The model decides whether to answer: the same chunks are quoted under a
+// threshold every candidate clears and refused under one none can.
+func TestThresholdDecides(t *testing.T) {
+	ix := New(testChunks)
+	all := []rag.ScoredChunk{{Chunk: testChunks[0], Score: 0.9}, {Chunk: testChunks[1], Score: 0.8}}
+	q := "What is a topic?"
+	open := ZeroModel()
+	open.Threshold = 0
+	ix.SetModel(open)
+	ps := ix.Evidence(q, all)
+	if len(ps) == 0 || !strings.Contains(ps[0].Text, "topic") {
+		t.Fatalf("threshold 0: %v", ps)
+	}
+	closed := ZeroModel()
+	closed.Threshold = 1
+	ix.SetModel(closed)
+	if ps := ix.Evidence(q, all); len(ps) != 0 {
+		t.Fatalf("threshold 1 quoted %q", ps[0].Text)
+	}
+}
+
+func TestCandidatesCarryFeaturesAndQuotes(t *testing.T) {
+	ix := New(testChunks)
+	all := []rag.ScoredChunk{{Chunk: testChunks[2], Score: 0.9}, {Chunk: testChunks[3], Score: 0.75}}
+	cands := ix.Candidates("How much does a navigation grade IMU cost?", all)
+	if len(cands) == 0 {
+		t.Fatal("no candidates")
+	}
+	sawPrice := false
+	for _, c := range cands {
+		if len(c.Features) != len(Features) {
+			t.Fatalf("%d features, want %d", len(c.Features), len(Features))
+		}
+		if len(c.Passages) == 0 {
+			t.Fatal("a candidate quotes nothing")
+		}
+		for _, p := range c.Passages {
+			if strings.Contains(p.Text, "$10,000") && c.Features[fTypeYes] == 1 {
+				sawPrice = true
+			}
+		}
+	}
+	if !sawPrice {
+		t.Error("no candidate quotes the price row with answer_type_stated")
+	}
+}
