@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/report"
 )
 
 // Config is the server's configuration. Start from DefaultConfig: in a
@@ -108,7 +109,9 @@ type Server struct {
 	// used if it stores feedback too.
 	Feedback rag.FeedbackStore
 	Chunks   rag.ChunkLister
-	Checks   []Check
+	// Report, when set, serves the course report at /admin/report.
+	Report *report.Source
+	Checks []Check
 	// Web, when set, serves every request the API does not match (the
 	// reader's page, /widget.js).
 	Web     http.Handler
@@ -214,6 +217,10 @@ func (s *Server) routes() http.Handler {
 	allow("/api/chat/messages/{id}/feedback", "POST, OPTIONS")
 	handle("GET /api/content/chunks", s.limit(groupChunks, s.requireAdmin(s.handleChunks)))
 	allow("/api/content/chunks", "GET, HEAD, OPTIONS")
+	handle("GET /admin/report", s.handleReport)
+	allow("/admin/report", "GET, HEAD")
+	handle("POST /admin/login", s.limit(groupChunks, s.handleLogin))
+	allow("/admin/login", "POST")
 	handle("GET /health", s.handleHealth)
 	allow("/health", "GET, HEAD")
 	handle("GET /metrics", s.Metrics.Handler().ServeHTTP)
