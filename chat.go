@@ -42,6 +42,9 @@ type ChatResponse struct {
 	Sources       []Source       `json:"sources"`
 	RefusalReason *RefusalReason `json:"refusal_reason"`
 	SessionID     string         `json:"session_id"`
+	// MessageID is the stored answer's id, which feedback on the answer
+	// names; set by the server once the answer is decided.
+	MessageID string `json:"message_id,omitempty"`
 }
 
 // Normalize trims the request and validates it at the edge. It returns an

@@ -44,6 +44,9 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"ConcurrentAppend", concurrentAppend},
 		{"ConcurrentExchangesLinked", concurrentExchangesLinked},
 		{"DeleteSessionsBefore", deleteSessionsBefore},
+		{"Feedback", feedback},
+		{"FeedbackErrors", feedbackErrors},
+		{"ExchangePages", exchangePages},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -23,35 +23,9 @@ import (
 // session id is replaced by a new one.
 func (s *Server) decodeChat(w http.ResponseWriter, r *http.Request) (rag.ChatRequest, error) {
 	var req rag.ChatRequest
-	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/json" {
-		return req, rag.Errorf(EMEDIATYPE, "Content-Type must be application/json")
-	}
-	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
-		return req, rag.Errorf(EMEDIATYPE, "the only supported charset is utf-8")
-	}
-	limit := s.cfg.MaxBodyBytes
-	tooLarge := func() error {
-		e := rag.Errorf(ETOOLARGE, "the request body is larger than %d bytes", limit)
-		e.Details = map[string]any{"max_bytes": limit}
-		return e
-	}
-	if r.ContentLength > limit {
-		return req, tooLarge()
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	body, err := s.readBody(w, r)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return req, tooLarge()
-		}
-		if isCanceled(r, err) {
-			return req, err
-		}
-		return req, rag.WrapError(rag.EINVALID, "the request body could not be read", err)
-	}
-	if !utf8.Valid(body) {
-		return req, rag.Errorf(rag.EINVALID, "the request body must be valid UTF-8")
+		return req, err
 	}
 	var in struct {
 		Question     *string `json:"question"`
@@ -81,6 +55,42 @@ func (s *Server) decodeChat(w http.ResponseWriter, r *http.Request) (rag.ChatReq
 		req.SessionID = s.NewID()
 	}
 	return req, nil
+}
+
+// readBody reads a JSON request body: application/json (UTF-8 charset
+// only), at most MaxBodyBytes, valid UTF-8.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return nil, rag.Errorf(EMEDIATYPE, "Content-Type must be application/json")
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
+		return nil, rag.Errorf(EMEDIATYPE, "the only supported charset is utf-8")
+	}
+	limit := s.cfg.MaxBodyBytes
+	tooLarge := func() error {
+		e := rag.Errorf(ETOOLARGE, "the request body is larger than %d bytes", limit)
+		e.Details = map[string]any{"max_bytes": limit}
+		return e
+	}
+	if r.ContentLength > limit {
+		return nil, tooLarge()
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, tooLarge()
+		}
+		if isCanceled(r, err) {
+			return nil, err
+		}
+		return nil, rag.WrapError(rag.EINVALID, "the request body could not be read", err)
+	}
+	if !utf8.Valid(body) {
+		return nil, rag.Errorf(rag.EINVALID, "the request body must be valid UTF-8")
+	}
+	return body, nil
 }
 
 // jsonError explains a decoding failure without echoing the body.
@@ -138,9 +148,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
-// settle counts the refusal, if it is one, and gives every response the
-// same JSON shape (sources an array, never null).
+// settle counts the refusal, if it is one, names the answer's message (so
+// that the reader can rate it) and gives every response the same JSON
+// shape (sources an array, never null).
 func (s *Server) settle(resp rag.ChatResponse) rag.ChatResponse {
+	resp.MessageID = s.NewID()
 	if resp.Sources == nil {
 		resp.Sources = []rag.Source{}
 	}
@@ -162,7 +174,7 @@ func (s *Server) record(r *http.Request, req rag.ChatRequest, resp rag.ChatRespo
 		CreatedAt: asked.UTC(),
 	}
 	a := rag.Message{
-		ID:            s.NewID(),
+		ID:            resp.MessageID,
 		SessionID:     req.SessionID,
 		Role:          "assistant",
 		Content:       resp.Answer,

@@ -22,6 +22,7 @@ import (
 //	generator_calls_total
 //	embedder_calls_total
 //	rate_limited_total{route}
+//	feedback_total{rating}
 //
 // plus the Go runtime and process collectors.
 type Metrics struct {
@@ -34,6 +35,7 @@ type Metrics struct {
 	generator     prometheus.Counter
 	embedder      prometheus.Counter
 	rateLimited   *prometheus.CounterVec
+	feedback      *prometheus.CounterVec
 
 	// children caches the series a request updates, by labels. A
 	// CounterVec looks a series up under a read lock whose counter every
@@ -81,12 +83,19 @@ func NewMetrics() *Metrics {
 			Name: "rate_limited_total",
 			Help: "Requests rejected by the rate limiter, by route pattern.",
 		}, []string{"route"}),
+		feedback: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "feedback_total",
+			Help: "Readers' ratings of answers stored (a changed rating counts again), by rating.",
+		}, []string{"rating"}),
+	}
+	for _, r := range rag.Ratings {
+		m.feedback.WithLabelValues(string(r))
 	}
 	m.refusalCounts = map[rag.RefusalReason]prometheus.Counter{}
 	for _, reason := range rag.RefusalReasons {
 		m.refusalCounts[reason] = m.refusals.WithLabelValues(string(reason))
 	}
-	m.registry.MustRegister(m.requests, m.duration, m.refusals, m.generator, m.embedder, m.rateLimited,
+	m.registry.MustRegister(m.requests, m.duration, m.refusals, m.generator, m.embedder, m.rateLimited, m.feedback,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -110,6 +119,11 @@ func (m *Metrics) ObserveRefusal(reason rag.RefusalReason) {
 		return
 	}
 	m.refusals.WithLabelValues(string(reason)).Inc()
+}
+
+// ObserveFeedback counts a stored rating.
+func (m *Metrics) ObserveFeedback(r rag.Rating) {
+	m.feedback.WithLabelValues(string(r)).Inc()
 }
 
 func (m *Metrics) observeRequest(route, method string, status int, d time.Duration) {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/report"
 )
 
 // Config is the server's configuration. Start from DefaultConfig: in a
@@ -104,8 +105,13 @@ type Check struct {
 type Server struct {
 	Tutor   rag.Tutor
 	History rag.History
-	Chunks  rag.ChunkLister
-	Checks  []Check
+	// Feedback stores readers' ratings of answers; when nil, History is
+	// used if it stores feedback too.
+	Feedback rag.FeedbackStore
+	Chunks   rag.ChunkLister
+	// Report, when set, serves the course report at /admin/report.
+	Report *report.Source
+	Checks []Check
 	// Web, when set, serves every request the API does not match (the
 	// reader's page, /widget.js).
 	Web     http.Handler
@@ -177,6 +183,7 @@ func (s *Server) Handler() http.Handler {
 		s.limiter = newLimiter(func() time.Time { return s.Now() })
 		s.limiter.setRate(groupChat, s.cfg.ChatRatePerMin)
 		s.limiter.setRate(groupChunks, s.cfg.ChunksRatePerMin)
+		s.limiter.setRate(groupFeedback, s.cfg.ChatRatePerMin)
 		s.handler = s.middleware(s.routes())
 	})
 	return s.handler
@@ -206,8 +213,14 @@ func (s *Server) routes() http.Handler {
 	allow("/api/chat/stream", "POST, OPTIONS")
 	handle("GET /api/chat/sessions/{id}/messages", s.handleMessages)
 	allow("/api/chat/sessions/{id}/messages", "GET, HEAD, OPTIONS")
+	handle("POST /api/chat/messages/{id}/feedback", s.limit(groupFeedback, s.handleFeedback))
+	allow("/api/chat/messages/{id}/feedback", "POST, OPTIONS")
 	handle("GET /api/content/chunks", s.limit(groupChunks, s.requireAdmin(s.handleChunks)))
 	allow("/api/content/chunks", "GET, HEAD, OPTIONS")
+	handle("GET /admin/report", s.handleReport)
+	allow("/admin/report", "GET, HEAD")
+	handle("POST /admin/login", s.limit(groupChunks, s.handleLogin))
+	allow("/admin/login", "POST")
 	handle("GET /health", s.handleHealth)
 	allow("/health", "GET, HEAD")
 	handle("GET /metrics", s.Metrics.Handler().ServeHTTP)

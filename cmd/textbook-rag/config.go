@@ -38,6 +38,9 @@ type Config struct {
 	HistoryTimeout time.Duration
 	// HistoryRetention deletes sessions idle for longer; 0 keeps them all.
 	HistoryRetention time.Duration
+	// ReportQuestions shows question texts and comments in the course
+	// report.
+	ReportQuestions bool
 
 	// Production backends (see README "Production backends").
 	Embedder         string // "" (built-in lexical) or "openai"
@@ -76,6 +79,7 @@ func DefaultConfig() Config {
 		TrustedProxies:   1,
 		ShutdownWait:     10 * time.Second,
 		HistoryTimeout:   5 * time.Second,
+		ReportQuestions:  true,
 		Generator:        "extractive",
 		OpenAIBaseURL:    "https://api.openai.com/v1",
 		EmbeddingModel:   "text-embedding-3-small",

@@ -31,6 +31,7 @@ Usage:
   textbook-rag fit       --books BOOKS.tsv [--out lexical/model.json]
   textbook-rag serve     [--docs DIR] [--data DIR] [--addr :8001]
   textbook-rag calibrate [--docs DIR] --questions FILE
+  textbook-rag report    [--data DIR] [--since 7d] [--json] [--report-questions=false]
   textbook-rag version
 
 Without --docs the commands use the sample textbook built into the binary.
@@ -58,6 +59,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runServe(ctx, args[1:], stdout, stderr)
 	case "calibrate":
 		err = runCalibrate(ctx, args[1:], stdout, stderr)
+	case "report":
+		err = runReport(ctx, args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "textbook-rag", rag.Version)
 	case "help", "-h", "--help":

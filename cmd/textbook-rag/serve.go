@@ -84,6 +84,7 @@ func (m *Main) openService(ctx context.Context) error {
 	m.Server.History = m.History
 	m.Server.Chunks = m.Index
 	m.Server.Web = page
+	m.Server.Report = reportSource(cfg, m.Index, m.History)
 	m.Server.Checks = append([]rhttp.Check{{Name: historyCheck, Ping: m.History.Ping}}, m.checks...)
 	return nil
 }
@@ -158,6 +159,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	f.book()
 	f.answering()
 	f.service()
+	f.reporting()
 	if err := f.parse(args); err != nil {
 		return err
 	}

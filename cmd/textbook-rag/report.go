@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/datadir"
+	"github.com/textbook-rag/rag/postgres"
+	"github.com/textbook-rag/rag/report"
+	"github.com/textbook-rag/rag/sqlite"
+)
+
+// reporting adds the course report's flags.
+func (f *flags) reporting() {
+	f.bool(&f.cfg.ReportQuestions, "report-questions", "TEXTBOOK_RAG_REPORT_QUESTIONS",
+		"show question texts and comments in the course report (false: counts, sections and topic words only)")
+}
+
+// reportSource is what the course report reads: the history, the served
+// book's chapters and passages, and the refusal log when it is a file.
+func reportSource(cfg Config, ix *datadir.Index, h rag.History) *report.Source {
+	src := &report.Source{
+		Title:         ix.Book.Title,
+		RefusalLog:    cfg.RefusalLog,
+		ShowQuestions: cfg.ReportQuestions,
+		DocsURL:       "/docs",
+	}
+	if xr, ok := h.(rag.ExchangeReader); ok {
+		src.History = xr
+	}
+	seen := map[string]bool{}
+	for _, c := range ix.Chunks {
+		src.BookTexts = append(src.BookTexts, c.Text)
+		if seen[c.ChapterID] {
+			continue
+		}
+		seen[c.ChapterID] = true
+		src.Chapters = append(src.Chapters, report.Chapter{ID: c.ChapterID, Title: c.ChapterTitle, Module: c.ModuleTitle, Path: c.PagePath})
+	}
+	return src
+}
+
+func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg := DefaultConfig()
+	f := newFlags("report", &cfg, stderr)
+	f.book()
+	f.str(&cfg.RefusalLog, "refusal-log", "TEXTBOOK_RAG_REFUSAL_LOG", "the refusal log file the server appends to; empty = none")
+	f.str(&cfg.DatabaseURL, "database-url", "DATABASE_URL", "Postgres URL of the chat history; empty = SQLite in the data directory")
+	f.reporting()
+	since := "7d"
+	var asJSON bool
+	f.fs.StringVar(&since, "since", since, `report on the last this long: whole days ("7d") or a duration ("36h")`)
+	f.fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if f.fs.NArg() > 0 {
+		return usageError{"report takes no arguments"}
+	}
+	d, err := report.ParseSince(since)
+	if err != nil {
+		return usageError{"--since: " + rag.ErrorMessage(err)}
+	}
+	// The chapter list is the served book's: make sure the index is current.
+	if _, _, _, err := ingest(ctx, cfg, stderr, nil); err != nil {
+		return err
+	}
+	ix, err := datadir.Load(cfg.Data)
+	if err != nil {
+		return err
+	}
+	var h rag.History
+	if cfg.DatabaseURL != "" {
+		p, err := postgres.Open(ctx, cfg.DatabaseURL)
+		if err != nil {
+			return fmt.Errorf("chat history: %w", err)
+		}
+		h = p
+	} else {
+		s, err := sqlite.Open(ctx, filepath.Join(cfg.Data, "history.db"))
+		if err != nil {
+			return fmt.Errorf("chat history: %w", err)
+		}
+		h = s
+	}
+	defer h.Close()
+	src := reportSource(cfg, ix, h)
+	src.Now = time.Now
+	r, err := src.Build(ctx, d)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(r)
+	}
+	return report.WriteText(stdout, r, ix.Book.Title)
+}

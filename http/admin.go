@@ -1,0 +1,135 @@
+package http
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/report"
+)
+
+// adminCookie holds a browser's proof that it was given the admin token:
+// an HMAC of the token, so that the token itself is never stored in the
+// browser.
+const adminCookie = "textbook_rag_admin"
+
+func (s *Server) adminProof() string {
+	m := hmac.New(sha256.New, []byte(s.cfg.AdminToken))
+	m.Write([]byte("textbook-rag admin report"))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// isAdmin reports whether the request carries the admin token (bearer)
+// or the cookie the login form sets.
+func (s *Server) isAdmin(r *http.Request) bool {
+	if s.cfg.AdminToken == "" {
+		return false
+	}
+	want := sha256.Sum256([]byte(s.cfg.AdminToken))
+	if scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
+		got := sha256.Sum256([]byte(strings.TrimSpace(token)))
+		return subtle.ConstantTimeCompare(got[:], want[:]) == 1
+	}
+	c, err := r.Cookie(adminCookie)
+	return err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.adminProof())) == 1
+}
+
+// handleReport answers GET /admin/report?since=7d: the course report as
+// a page, or as JSON with format=json. It needs the admin token: the
+// report shows what students asked. Without a configured token it is off.
+func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
+	if s.Report == nil || s.Report.History == nil {
+		s.writeError(w, r, rag.Errorf(rag.EUNAVAILABLE, "The course report is not available."))
+		return
+	}
+	if s.cfg.AdminToken == "" {
+		s.writeError(w, r, rag.Errorf(rag.EUNAUTHORIZED, "The course report needs an admin token: start the server with --admin-token."))
+		return
+	}
+	if !s.isAdmin(r) {
+		if r.Header.Get("Authorization") == "" && r.URL.Query().Get("format") != "json" {
+			s.loginPage(w, http.StatusUnauthorized, "")
+			return
+		}
+		s.writeError(w, r, rag.Errorf(rag.EUNAUTHORIZED, "A valid admin token is required."))
+		return
+	}
+	since := r.URL.Query().Get("since")
+	if since == "" {
+		since = "7d"
+	}
+	d, err := report.ParseSince(since)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	format := r.URL.Query().Get("format")
+	if format != "" && format != "json" && format != "html" {
+		e := rag.Errorf(rag.EINVALID, "format must be html or json")
+		e.Details = map[string]any{"field": "format"}
+		s.writeError(w, r, e)
+		return
+	}
+	rep, err := s.Report.Build(r.Context(), d)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = rag.WrapError(rag.EUNAVAILABLE, "The chat history did not answer in time; please try again.", err)
+		}
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	if format == "json" {
+		writeJSON(w, http.StatusOK, rep)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'")
+	h.Set("Referrer-Policy", "no-referrer")
+	if err := s.Report.WriteHTML(w, rep, since); err != nil {
+		s.Logger.ErrorContext(r.Context(), "report page", "error", err.Error())
+	}
+}
+
+// handleLogin answers POST /admin/login (a form with the admin token):
+// the right token sets the admin cookie and goes back to the report.
+func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.AdminToken == "" {
+		s.writeError(w, r, rag.Errorf(rag.EUNAUTHORIZED, "The course report needs an admin token: start the server with --admin-token."))
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
+	if err := r.ParseForm(); err != nil {
+		s.writeError(w, r, rag.Errorf(rag.EINVALID, "the login form could not be read"))
+		return
+	}
+	got := sha256.Sum256([]byte(strings.TrimSpace(r.PostForm.Get("token"))))
+	want := sha256.Sum256([]byte(s.cfg.AdminToken))
+	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+		s.loginPage(w, http.StatusUnauthorized, "That is not the admin token.")
+		return
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: adminCookie, Value: s.adminProof(), Path: "/admin",
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+	})
+	http.Redirect(w, r, "/admin/report", http.StatusSeeOther)
+}
+
+// loginPage asks a browser for the admin token.
+func (s *Server) loginPage(w http.ResponseWriter, status int, problem string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+	w.WriteHeader(status)
+	_ = loginTemplate.Execute(w, problem)
+}

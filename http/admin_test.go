@@ -1,0 +1,103 @@
+package http
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/report"
+)
+
+func withReport(s *Server) {
+	s.Report = &report.Source{
+		History:       s.History.(*testHistory).History.(rag.ExchangeReader),
+		Title:         "Test book",
+		Chapters:      []report.Chapter{{ID: "chapter-1", Title: "Nodes", Path: "m/nodes"}, {ID: "chapter-9", Title: "Never quoted", Path: "m/never"}},
+		ShowQuestions: true,
+		DocsURL:       "/docs",
+		Now:           s.Now,
+	}
+}
+
+func TestAdminReport(t *testing.T) {
+	env := newEnv(t, func(c *Config) { c.AdminToken = "s3cret" }, withReport)
+	env.do("POST", "/api/chat", jsonBody(t, map[string]string{"question": "What is a node?", "session_id": sid}))
+	env.do("POST", "/api/chat", jsonBody(t, map[string]string{"question": "refuse banana bread", "session_id": sid}))
+	bearer := header("Authorization", "Bearer s3cret")
+
+	tests := []struct {
+		name, target string
+		opts         []reqOpt
+		status       int
+		code         string
+	}{
+		{"no token: the login form", "/admin/report", nil, 401, ""},
+		{"wrong token", "/admin/report", []reqOpt{header("Authorization", "Bearer nope")}, 401, "unauthorized"},
+		{"JSON without a token", "/admin/report?format=json", nil, 401, "unauthorized"},
+		{"bad since", "/admin/report?since=7x", []reqOpt{bearer}, 400, "validation_error"},
+		{"since too short", "/admin/report?since=1m", []reqOpt{bearer}, 400, "validation_error"},
+		{"bad format", "/admin/report?format=pdf", []reqOpt{bearer}, 400, "validation_error"},
+		{"page", "/admin/report?since=1d", []reqOpt{bearer}, 200, ""},
+		{"json", "/admin/report?format=json", []reqOpt{bearer}, 200, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := env.do("GET", tt.target, "", tt.opts...)
+			if w.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", w.Code, tt.status, w.Body)
+			}
+			if tt.code != "" {
+				if e := decode[ErrorBody](t, w); e.Error != tt.code {
+					t.Fatalf("error %+v, want %s", e, tt.code)
+				}
+			}
+			if strings.Contains(w.Body.String(), sid) {
+				t.Fatalf("the report shows the session id")
+			}
+		})
+	}
+	page := env.do("GET", "/admin/report", "", bearer).Body.String()
+	for _, want := range []string{"<svg", "refuse banana bread", "Never quoted", `href="/docs/m/never"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	js := decode[report.Report](t, env.do("GET", "/admin/report?format=json", "", bearer))
+	if js.Totals.Questions != 2 || js.Totals.Refusals != 1 {
+		t.Errorf("totals %+v", js.Totals)
+	}
+
+	// A browser signs in with the form and gets a cookie, not the token.
+	form := func(token string) *http.Response {
+		w := env.do("POST", "/admin/login", "", func(r *http.Request) {
+			body := url.Values{"token": {token}}.Encode()
+			r.Body = io.NopCloser(strings.NewReader(body))
+			r.ContentLength = int64(len(body))
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		})
+		return w.Result()
+	}
+	if res := form("wrong"); res.StatusCode != 401 || len(res.Cookies()) != 0 {
+		t.Fatalf("wrong token: %d, cookies %v", res.StatusCode, res.Cookies())
+	}
+	res := form("s3cret")
+	if res.StatusCode != 303 || len(res.Cookies()) != 1 {
+		t.Fatalf("login: %d, cookies %v", res.StatusCode, res.Cookies())
+	}
+	c := res.Cookies()[0]
+	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || strings.Contains(c.Value, "s3cret") {
+		t.Fatalf("cookie %+v", c)
+	}
+	if w := env.do("GET", "/admin/report", "", func(r *http.Request) { r.AddCookie(c) }); w.Code != 200 {
+		t.Fatalf("with the cookie: %d", w.Code)
+	}
+
+	// Without a configured token the report is off.
+	off := newEnv(t, nil, withReport)
+	if w := off.do("GET", "/admin/report", ""); w.Code != 401 || decode[ErrorBody](t, w).Error != "unauthorized" {
+		t.Fatalf("no admin token configured: %d %s", w.Code, w.Body)
+	}
+}

@@ -1,0 +1,249 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/postgres"
+	"github.com/textbook-rag/rag/postgres/pgtest"
+	"github.com/textbook-rag/rag/sqlite"
+)
+
+// store is a history that keeps feedback and reads exchanges in pages.
+type store interface {
+	rag.History
+	rag.FeedbackStore
+	rag.ExchangeReader
+}
+
+// stores opens each history store the machine has: SQLite always,
+// Postgres when DATABASE_URL is set.
+func stores(t *testing.T) map[string]func(t *testing.T) store {
+	return map[string]func(t *testing.T) store{
+		"sqlite": func(t *testing.T) store {
+			h, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "history.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { h.Close() })
+			return h
+		},
+		"postgres": func(t *testing.T) store {
+			h, err := postgres.Open(context.Background(), pgtest.SchemaURL(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { h.Close() })
+			return h
+		},
+	}
+}
+
+var (
+	base     = time.Date(2025, 3, 3, 0, 0, 0, 0, time.UTC)
+	chapters = []Chapter{
+		{ID: "ros2/topics", Title: "Topics", Module: "ROS 2", Path: "ros2/topics"},
+		{ID: "ros2/urdf", Title: "URDF", Module: "ROS 2", Path: "ros2/urdf"},
+		{ID: "sim/gazebo", Title: "Gazebo", Module: "Simulation", Path: "sim/gazebo"},
+	}
+	topicsSection = rag.Source{ChunkID: "t1", ModuleID: "ros2", ChapterID: "ros2/topics", SectionHeading: "Publishers", Anchor: "publishers", Score: 0.9, Path: "ros2/topics"}
+	nodesSection  = rag.Source{ChunkID: "t2", ModuleID: "ros2", ChapterID: "ros2/topics", SectionHeading: "Nodes", Anchor: "nodes", Score: 0.8, Path: "ros2/topics"}
+)
+
+// seeded is what seed wrote that the tests look for.
+type seeded struct {
+	sessions []string
+	log      string
+}
+
+// seed writes a small history of three days (and one exchange before
+// them) and the matching refusal log.
+func seed(t *testing.T, h store) seeded {
+	t.Helper()
+	ctx := context.Background()
+	var s seeded
+	var log strings.Builder
+	add := func(at time.Time, q string, reason rag.RefusalReason, sources []rag.Source, score *float64) (string, string) {
+		sid := uuid.NewString()
+		s.sessions = append(s.sessions, sid)
+		a := rag.Message{ID: uuid.NewString(), Role: "assistant", Content: "From the book.", Sources: sources, CreatedAt: at}
+		if reason != "" {
+			a.Content, a.Sources, a.WasRefusal, a.RefusalReason = "Refused.", nil, true, &reason
+			ev, _ := json.Marshal(map[string]any{"event": "refusal", "timestamp": at.Format(time.RFC3339), "session_id": sid,
+				"question": q, "refusal_reason": reason, "chunks_retrieved": 2, "max_score": score})
+			fmt.Fprintf(&log, "%s\n", ev)
+		}
+		err := h.AppendExchange(ctx, sid, rag.Message{Role: "user", Content: q, CreatedAt: at.Add(-time.Millisecond)}, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sid, a.ID
+	}
+	score := func(f float64) *float64 { return &f }
+	add(base.Add(-time.Hour), "Too early: what is a node?", "", []rag.Source{nodesSection}, nil)
+	sid, aid := add(base.Add(1*time.Hour), "What is a publisher?", "", []rag.Source{topicsSection, nodesSection}, nil)
+	if _, err := h.SetFeedback(ctx, sid, aid, rag.Feedback{Rating: rag.Helpful}); err != nil {
+		t.Fatal(err)
+	}
+	add(base.Add(2*time.Hour), "How do publishers queue messages?", "", []rag.Source{topicsSection, topicsSection}, nil)
+	add(base.Add(3*time.Hour), "What does a node do?", "", []rag.Source{nodesSection}, nil)
+	add(base.Add(4*time.Hour), "How do I bake banana bread?", rag.EmptyRetrieval, nil, score(0.21))
+	add(base.Add(5*time.Hour), "how do I bake  banana bread?", rag.EmptyRetrieval, nil, score(0.31))
+	day2 := base.Add(24 * time.Hour)
+	sid, aid = add(day2.Add(1*time.Hour), "Can a topic have two publishers?", "", []rag.Source{topicsSection}, nil)
+	if _, err := h.SetFeedback(ctx, sid, aid, rag.Feedback{Rating: rag.NotHelpful, Comment: "It does not say."}); err != nil {
+		t.Fatal(err)
+	}
+	add(day2.Add(2*time.Hour), "Banana bread recipe with walnuts", rag.EmptyRetrieval, nil, nil)
+	add(day2.Add(3*time.Hour), "PID tuning for my arm", rag.OutOfScope, nil, score(0.72))
+	add(day2.Add(4*time.Hour), "Best PID gains for a servo", rag.OutOfScope, nil, score(0.75))
+	add(day2.Add(5*time.Hour), "PID tuning with Ziegler-Nichols", rag.OutOfScope, nil, score(0.7))
+	add(base.Add(3*24*time.Hour), "Too late: banana?", rag.EmptyRetrieval, nil, nil)
+	s.log = log.String() + "not json\n" + `{"event":"other"}` + "\n"
+	return s
+}
+
+func TestReport(t *testing.T) {
+	for name, open := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			h := open(t)
+			s := seed(t, h)
+			opts := Options{From: base, To: base.Add(3 * 24 * time.Hour), Chapters: chapters, ShowQuestions: true,
+				RefusalLog: strings.NewReader(s.log), PageSize: 2}
+			r, err := Build(context.Background(), h, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := func(x float64) *float64 { return &x }
+			want := &Report{
+				From: base, To: base.Add(72 * time.Hour), QuestionsShown: true, RefusalLog: true,
+				Totals: Totals{Questions: 10, Answers: 4, Refusals: 6, Helpful: 1, NotHelpful: 1, LoggedRefusals: 6},
+				Days:   []Day{{"2025-03-03", 5, 3, 2}, {"2025-03-04", 5, 1, 4}, {"2025-03-05", 0, 0, 0}},
+				RefusalsByReason: []ReasonCount{
+					{rag.EmptyRetrieval, 3, 3}, {rag.OutOfScope, 3, 3},
+					{rag.InsufficientContext, 0, 0}, {rag.SelectedTextInsufficient, 0, 0},
+				},
+				RefusedTopics: []Topic{
+					{Words: []string{"bake", "banana", "bread"}, Count: 3, Reason: rag.EmptyRetrieval, Verdict: "the book does not cover it",
+						Examples: []Example{{"How do I bake banana bread?", 2}, {"Banana bread recipe with walnuts", 1}}, BestScore: f(0.31)},
+					{Words: []string{"pid", "tuning"}, Count: 3, Reason: rag.OutOfScope, Verdict: "it is outside the course's scope",
+						Examples: []Example{{"PID tuning for my arm", 1}, {"Best PID gains for a servo", 1}, {"PID tuning with Ziegler-Nichols", 1}}, BestScore: f(0.75)},
+				},
+				NotHelpful: []Rated{{At: base.Add(25 * time.Hour), Question: "Can a topic have two publishers?", Comment: "It does not say.",
+					Section: &Section{ChapterID: "ros2/topics", Chapter: "Topics", Heading: "Publishers", Path: "ros2/topics", Anchor: "publishers"}}},
+				TopSections: []SectionCount{
+					{Section{ChapterID: "ros2/topics", Chapter: "Topics", Heading: "Publishers", Path: "ros2/topics", Anchor: "publishers"}, 3},
+					{Section{ChapterID: "ros2/topics", Chapter: "Topics", Heading: "Nodes", Path: "ros2/topics", Anchor: "nodes"}, 2},
+				},
+				UnquotedChapters: chapters[1:],
+			}
+			if !reflect.DeepEqual(r, want) {
+				got, _ := json.MarshalIndent(r, "", " ")
+				exp, _ := json.MarshalIndent(want, "", " ")
+				t.Fatalf("report:\n%s\nwant:\n%s", got, exp)
+			}
+			if got := r.RefusedTopics[0].Summary(); got != "students asked about bake banana bread 3 times; the book does not cover it" {
+				t.Errorf("summary %q", got)
+			}
+
+			// One page or many: the same report.
+			opts.PageSize, opts.RefusalLog = 1000, strings.NewReader(s.log)
+			if r2, err := Build(context.Background(), h, opts); err != nil || !reflect.DeepEqual(r2, r) {
+				t.Errorf("with one page: %v, %+v", err, r2)
+			}
+
+			var text bytes.Buffer
+			if err := WriteText(&text, r, "Sample"); err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range []string{
+				"10 questions: 4 answered, 6 refused (60%)",
+				"1. Students asked about bake banana bread 3 times; the book does not cover it (best match in the book: 0.31).",
+				`"How do I bake banana bread?" ×2`,
+				"Comment: It does not say.",
+				"URDF (ros2/urdf)",
+			} {
+				if !strings.Contains(text.String(), line) {
+					t.Errorf("text report lacks %q:\n%s", line, text.String())
+				}
+			}
+			js, _ := json.Marshal(r)
+			for _, sid := range s.sessions {
+				if bytes.Contains(js, []byte(sid)) || strings.Contains(text.String(), sid) {
+					t.Fatalf("the report shows session id %s", sid)
+				}
+			}
+		})
+	}
+}
+
+// TestReportHidesQuestions: with question texts off, neither a question
+// nor a comment is in any form of the report, and small topics are
+// counted as other.
+func TestReportHidesQuestions(t *testing.T) {
+	h := stores(t)["sqlite"](t)
+	s := seed(t, h)
+	r, err := Build(context.Background(), h, Options{From: base, To: base.Add(72 * time.Hour), Chapters: chapters, RefusalLog: strings.NewReader(s.log)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.RefusedTopics) != 2 || r.RefusedTopics[0].Count != 3 || len(r.RefusedTopics[0].Examples) != 0 {
+		t.Fatalf("topics %+v", r.RefusedTopics)
+	}
+	if len(r.NotHelpful) != 1 || r.NotHelpful[0].Section == nil {
+		t.Fatalf("not helpful %+v", r.NotHelpful)
+	}
+	var text bytes.Buffer
+	if err := WriteText(&text, r, "Sample"); err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.Marshal(r)
+	for _, secret := range []string{"How do I bake", "Ziegler", "It does not say", "two publishers"} {
+		if bytes.Contains(js, []byte(secret)) || strings.Contains(text.String(), secret) {
+			t.Errorf("hidden text %q is in the report", secret)
+		}
+	}
+	// Topics shared by fewer than MinTopicSize questions are "other".
+	r, err = Build(context.Background(), h, Options{From: base.Add(24 * time.Hour), To: base.Add(72 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.RefusedTopics) != 1 || r.OtherRefusals != 1 {
+		t.Fatalf("topics %+v, other %d", r.RefusedTopics, r.OtherRefusals)
+	}
+}
+
+func TestReportRange(t *testing.T) {
+	h := stores(t)["sqlite"](t)
+	if _, err := Build(context.Background(), h, Options{From: base, To: base}); rag.ErrorCode(err) != rag.EINVALID {
+		t.Fatalf("empty range: %v", err)
+	}
+}
+
+func TestWords(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"How do I bake banana bread?", []string{"bake", "banana", "bread"}},
+		{"What are the joints of a URDF? joints!", []string{"joint", "urdf"}},
+		{"Explain this, please", nil},
+		{"ROS 2 vs ROS 1", []string{"ros", "vs"}},
+		{"Ziegler-Nichols", []string{"ziegler", "nichol"}},
+	}
+	for _, tt := range tests {
+		if got := words(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("words(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
