@@ -97,20 +97,19 @@ type Bar struct {
 // Chart is the daily counts as SVG geometry, computed here so that the
 // template only places rectangles.
 type Chart struct {
-	Width, Height, Plot float64
-	Max                 int
-	Bars                []Bar
-	First, Last         string
+	Width, Plot float64
+	Max         int
+	Bars        []Bar
+	First, Last string
 }
 
 const (
-	chartWidth  = 640
-	chartHeight = 180
-	chartPlot   = 150 // the bars' height; the rest is the date labels
+	chartWidth = 640
+	chartPlot  = 150
 )
 
 func chart(days []Day) Chart {
-	c := Chart{Width: chartWidth, Height: chartHeight, Plot: chartPlot}
+	c := Chart{Width: chartWidth, Plot: chartPlot}
 	for _, d := range days {
 		c.Max = max(c.Max, d.Questions)
 	}

@@ -327,14 +327,12 @@ func (b *builder) add(x *rag.Exchange) {
 	if day >= 0 {
 		b.r.Days[day].Answers++
 	}
-	seen := map[sectionKey]bool{}
-	for _, s := range x.Sources {
+	for i, s := range x.Sources {
 		b.quoted[s.ChapterID] = true
 		k := sectionKey{s.ChapterID, s.Anchor}
-		if seen[k] {
+		if quotedBefore(x.Sources[:i], k) {
 			continue
 		}
-		seen[k] = true
 		sc, ok := b.sections[k]
 		if !ok {
 			sc = &SectionCount{Section: b.section(s)}
@@ -365,6 +363,17 @@ func (b *builder) add(x *rag.Exchange) {
 			b.r.NotHelpful = b.r.NotHelpful[1:]
 		}
 	}
+}
+
+// quotedBefore reports whether an earlier source of the same answer is
+// section k: an answer counts once per section.
+func quotedBefore(sources []rag.Source, k sectionKey) bool {
+	for _, s := range sources {
+		if s.ChapterID == k.chapter && s.Anchor == k.anchor {
+			return true
+		}
+	}
+	return false
 }
 
 func (b *builder) section(s rag.Source) Section {

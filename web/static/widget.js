@@ -25,6 +25,8 @@
   var OPEN_KEY = "textbook-rag:open";
   var BACK_KEY = "textbook-rag:back"; // set while the reader visits a source
   var QUOTES_KEY = "textbook-rag:quotes:"; // + session id
+  var FEEDBACK_KEY = "textbook-rag:feedback:"; // + session id
+  var MAX_COMMENT = 500;
   var QUOTE_CHARS = 280;
   var MAX_SELECTED = 5000;
 
@@ -432,6 +434,85 @@
     });
   }
 
+  // The reader's feedback on answers, kept per session so that a reload
+  // shows what they said: {message id: {rating, comment}}.
+  function loadFeedback(session) {
+    try { return JSON.parse(load("localStorage", FEEDBACK_KEY + session) || "{}") || {}; } catch (e) { return {}; }
+  }
+
+  // addFeedback puts "Helpful" / "Not helpful" under an answer: one tap
+  // rates it, a second tap on the other button changes the rating, and an
+  // optional comment goes with it.
+  function addFeedback(a, messageId) {
+    if (!messageId || !state.session || a.el.querySelector(".feedback")) return;
+    var session = state.session;
+    var saved = loadFeedback(session)[messageId] || null;
+    var box = el("div", { class: "feedback", role: "group", "aria-label": "Rate this answer" });
+    var status = el("p", { class: "fb-status", role: "status", hidden: true });
+    var buttons = {};
+    var current = saved ? saved.rating : null, comment = saved ? saved.comment || "" : "";
+    function mark() {
+      Object.keys(buttons).forEach(function (r) { buttons[r].setAttribute("aria-pressed", String(r === current)); });
+      more.hidden = !current || !!form.parentNode;
+    }
+    function post(rating, text) {
+      status.hidden = true;
+      status.className = "fb-status";
+      return fetch(apiBase + "/api/chat/messages/" + encodeURIComponent(messageId) + "/feedback", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ session_id: session, rating: rating, comment: text })
+      }).then(function (res) {
+        return res.json().catch(function () { return null; }).then(function (d) {
+          if (!res.ok) throw new Error((d && d.message) || "error " + res.status);
+          current = d.rating; comment = d.comment || "";
+          var all = loadFeedback(session);
+          all[messageId] = { rating: current, comment: comment };
+          save("localStorage", FEEDBACK_KEY + session, JSON.stringify(all));
+          mark();
+          status.textContent = comment ? "Thanks — your comment was sent." : "Thanks for the feedback.";
+          status.hidden = false;
+        });
+      }).catch(function () {
+        status.className = "fb-status error";
+        status.textContent = "Your feedback could not be saved. Please try again.";
+        status.hidden = false;
+      });
+    }
+    [["helpful", "Helpful"], ["not_helpful", "Not helpful"]].forEach(function (r) {
+      buttons[r[0]] = el("button", { type: "button", class: "rate", "aria-pressed": "false", "data-rating": r[0],
+        onclick: function () {
+          post(r[0], comment).then(function () { if (r[0] === "not_helpful" && !comment && current === "not_helpful") openComment(); });
+        }, text: r[1] });
+    });
+    var more = el("button", { type: "button", class: "fb-more", text: "Add a comment", onclick: function () { openComment(); } });
+    var area = el("textarea", { maxlength: String(MAX_COMMENT), rows: "1", "aria-label": "What was missing? (optional)", placeholder: "What was missing? (optional)" });
+    var form = el("form", null, [area, el("button", { type: "submit", text: "Send" })]);
+    form.addEventListener("submit", function (e) {
+      e.preventDefault();
+      post(current || "not_helpful", area.value.trim()).then(function () {
+        if (status.className === "fb-status") { form.remove(); mark(); }
+      });
+    });
+    area.addEventListener("keydown", function (e) {
+      e.stopPropagation();
+      if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); form.requestSubmit(); }
+    });
+    function openComment() {
+      area.value = comment;
+      box.insertBefore(form, status);
+      more.hidden = true;
+      area.focus();
+    }
+    box.appendChild(el("span", { text: "Was this helpful?" }));
+    box.appendChild(buttons.helpful);
+    box.appendChild(buttons.not_helpful);
+    box.appendChild(more);
+    box.appendChild(status);
+    mark();
+    keepBottom(function () { a.el.appendChild(box); });
+  }
+
   function refusalInfo(reason) {
     return Object.prototype.hasOwnProperty.call(REFUSALS, reason) ? REFUSALS[reason] : OTHER_REFUSAL;
   }
@@ -557,7 +638,7 @@
 
   function newConversation() {
     if (state.controller) state.controller.abort();
-    if (state.session) save("localStorage", QUOTES_KEY + state.session, null);
+    if (state.session) { save("localStorage", QUOTES_KEY + state.session, null); save("localStorage", FEEDBACK_KEY + state.session, null); }
     state.session = null;
     save("localStorage", SESSION_KEY, null);
     state.historyLoaded = true;
@@ -598,7 +679,7 @@
           }
           var a = addAssistant();
           if (m.was_refusal) showRefusal(a, m.content, m.refusal_reason, question);
-          else showAnswer(a, m.content, m.sources);
+          else { showAnswer(a, m.content, m.sources); addFeedback(a, m.id); }
           frag.appendChild(a.el);
         });
         log.insertBefore(frag, before && before.parentNode === log ? before : null);
@@ -725,6 +806,7 @@
             say(refusalInfo(d.refusal_reason).label + ". " + (d.answer || ""));
           } else {
             showAnswer(a, d.answer || got.text, d.sources && d.sources.length ? d.sources : got.sources);
+            addFeedback(a, d.message_id);
             say("Answer: " + (d.answer || got.text));
           }
         } else if (event === "error") {
