@@ -42,7 +42,7 @@ func TestBrowserFeedbackAndReport(t *testing.T) {
 
 			b.Navigate(base + "/")
 			b.OpenPanel()
-			b.Ask("What is a ROS 2 topic?")
+			b.Ask("What does an IMU measure?")
 			last := `Array.from(R.querySelectorAll(".msg.assistant")).pop()`
 			b.WaitFor("the rating buttons", last+`.querySelector(".feedback .rate")`)
 			b.ClickAt("Not helpful", last+`.querySelector('.rate[data-rating="not_helpful"]')`)
