@@ -195,7 +195,8 @@ func (s *Server) record(r *http.Request, req rag.ChatRequest, resp rag.ChatRespo
 }
 
 // historyError keeps cancellation visible, makes a missed deadline 503
-// unavailable and hides everything else behind internal_error: an answer
+// unavailable, keeps a store's own unavailable (unreachable, disk full)
+// and hides everything else behind internal_error: an answer
 // that was not recorded is never returned.
 func historyError(err error) error {
 	switch {
@@ -203,6 +204,8 @@ func historyError(err error) error {
 		return err
 	case errors.Is(err, context.DeadlineExceeded):
 		return rag.WrapError(rag.EUNAVAILABLE, "The chat history did not answer in time; please try again.", err)
+	case rag.ErrorCode(err) == rag.EUNAVAILABLE:
+		return err
 	}
 	return rag.WrapError(rag.EINTERNAL, "The answer could not be saved to the chat history.", err)
 }

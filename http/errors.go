@@ -39,7 +39,7 @@ const (
 //	internal_error          500
 //	qdrant_error            502
 //	openai_error            502
-//	unavailable             503  also deadlines exceeded
+//	unavailable             503  also deadlines exceeded (with Retry-After: 2)
 var statusOf = map[string]int{
 	rag.EINVALID:         http.StatusBadRequest,
 	rag.EQUESTIONTOOLONG: http.StatusBadRequest,
@@ -102,6 +102,11 @@ func isCanceled(r *http.Request, err error) bool {
 	return errors.Is(err, context.Canceled) || r.Context().Err() == context.Canceled
 }
 
+// retryUnavailable is the Retry-After, in seconds, of a 503: a store that
+// stalled, refused or ran out of disk is worth asking again soon, and
+// clients that honour the header spread their retries.
+const retryUnavailable = 2
+
 // writeError is the one place that writes an error response. 5xx errors
 // are logged with their full text; the client only sees the safe message.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
@@ -111,10 +116,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	body, status := errorBody(err)
 	s.logError(r, err, status)
-	if status == http.StatusTooManyRequests {
+	switch status {
+	case http.StatusTooManyRequests:
 		if v, ok := body.Details["retry_after_seconds"]; ok {
 			w.Header().Set("Retry-After", fmt.Sprint(v))
 		}
+	case http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", fmt.Sprint(retryUnavailable))
 	}
 	writeJSON(w, status, body)
 }

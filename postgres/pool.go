@@ -26,10 +26,10 @@ func (p *pool) with(ctx context.Context, fn func(c *pgx.Conn) error) error {
 	}
 	conn, err := p.p.Acquire(ctx)
 	if err != nil {
-		return err
+		return unavailable(err)
 	}
 	defer conn.Release()
-	return fn(conn.Conn())
+	return unavailable(fn(conn.Conn()))
 }
 
 func (p *pool) close() {

@@ -138,3 +138,59 @@ func TestServeHistoryDeadline(t *testing.T) {
 		})
 	}
 }
+
+// A Postgres that refuses connections (down, restarting) is as
+// unavailable as a stalled one: 503 with Retry-After on every route that
+// needs the history, and the service answers again once Postgres does.
+func TestServeHistoryRefused(t *testing.T) {
+	u, err := url.Parse(pgtest.SchemaURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := stallproxy.Start(u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	u.Host = p.Addr()
+	base, _ := startService(t, func(c *Config) { c.DatabaseURL = u.String() })
+	sid := uuid.NewString()
+	body := fmt.Sprintf(`{"question":"What does an IMU measure?","session_id":%q}`, sid)
+	if resp, data := postJSON(t, base+"/api/chat", body); resp.StatusCode != 200 {
+		t.Fatalf("before the refusal: %d %s", resp.StatusCode, data)
+	}
+
+	if err := p.Refuse(); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, resp *http.Response, data []byte) {
+		t.Helper()
+		var e struct{ Error, Message string }
+		json.Unmarshal(data, &e)
+		if resp.StatusCode != 503 || e.Error != "unavailable" || e.Message == "" || resp.Header.Get("Retry-After") == "" {
+			t.Errorf("%s with Postgres refusing connections: %d Retry-After %q %s, want 503 unavailable with Retry-After",
+				what, resp.StatusCode, resp.Header.Get("Retry-After"), data)
+		}
+	}
+	resp, data := postJSON(t, base+"/api/chat", body)
+	check("chat", resp, data)
+	mresp, err := http.Get(base + "/api/chat/sessions/" + sid + "/messages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mdata, _ := io.ReadAll(mresp.Body)
+	mresp.Body.Close()
+	check("messages", mresp, mdata)
+
+	if err := p.Reopen(); err != nil {
+		t.Fatal(err)
+	}
+	resp, data = postJSON(t, base+"/api/chat", body)
+	for try := 0; resp.StatusCode == http.StatusServiceUnavailable && try < 50; try++ {
+		time.Sleep(100 * time.Millisecond)
+		resp, data = postJSON(t, base+"/api/chat", body)
+	}
+	if resp.StatusCode != 200 {
+		t.Errorf("once Postgres accepts connections again: %d %s", resp.StatusCode, data)
+	}
+}

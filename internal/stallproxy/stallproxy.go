@@ -10,10 +10,11 @@ import (
 
 // Proxy forwards connections from its own address to a target address.
 type Proxy struct {
-	ln     net.Listener
+	addr   string
 	target string
 
 	mu      sync.Mutex
+	ln      net.Listener
 	stalled bool
 	resume  chan struct{} // closed when a stall ends
 	conns   []net.Conn
@@ -26,13 +27,42 @@ func Start(target string) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{ln: ln, target: target, resume: make(chan struct{})}
-	go p.accept()
+	p := &Proxy{ln: ln, addr: ln.Addr().String(), target: target, resume: make(chan struct{})}
+	go p.accept(ln)
 	return p, nil
 }
 
 // Addr is the proxy's host:port.
-func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+func (p *Proxy) Addr() string { return p.addr }
+
+// Refuse closes every connection and stops listening, the way a database
+// server that went down looks to a client: connecting is refused.
+func (p *Proxy) Refuse() error {
+	p.mu.Lock()
+	ln, conns := p.ln, p.conns
+	p.ln, p.conns = nil, nil
+	p.mu.Unlock()
+	for _, c := range conns {
+		c.Close()
+	}
+	if ln == nil {
+		return nil
+	}
+	return ln.Close()
+}
+
+// Reopen listens again on the same address after Refuse.
+func (p *Proxy) Reopen() error {
+	ln, err := net.Listen("tcp", p.addr)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.ln = ln
+	p.mu.Unlock()
+	go p.accept(ln)
+	return nil
+}
 
 // Stall holds every byte in both directions until Resume.
 func (p *Proxy) Stall() {
@@ -59,18 +89,13 @@ func (p *Proxy) Close() error {
 	p.Resume()
 	p.mu.Lock()
 	p.closed = true
-	conns := p.conns
-	p.conns = nil
 	p.mu.Unlock()
-	for _, c := range conns {
-		c.Close()
-	}
-	return p.ln.Close()
+	return p.Refuse()
 }
 
-func (p *Proxy) accept() {
+func (p *Proxy) accept(ln net.Listener) {
 	for {
-		c, err := p.ln.Accept()
+		c, err := ln.Accept()
 		if err != nil {
 			return
 		}
@@ -80,7 +105,7 @@ func (p *Proxy) accept() {
 			continue
 		}
 		p.mu.Lock()
-		if p.closed {
+		if p.closed || p.ln != ln {
 			p.mu.Unlock()
 			c.Close()
 			up.Close()
