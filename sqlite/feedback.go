@@ -21,6 +21,11 @@ var (
 // replacing an earlier one, in one transaction with the check that the
 // message is an answer of that session.
 func (h *History) SetFeedback(ctx context.Context, sessionID, messageID string, f rag.Feedback) (rag.Feedback, error) {
+	f, err := h.setFeedback(ctx, sessionID, messageID, f)
+	return f, h.noSpace(err)
+}
+
+func (h *History) setFeedback(ctx context.Context, sessionID, messageID string, f rag.Feedback) (rag.Feedback, error) {
 	sid, mid, err := feedbackIDs(sessionID, messageID)
 	if err != nil {
 		return rag.Feedback{}, err

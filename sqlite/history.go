@@ -43,7 +43,8 @@ const timeFormat = "2006-01-02T15:04:05.000000Z"
 // commit). An exchange is still written whole or not at all, and a bad
 // one does not take its neighbours down (see commit).
 type History struct {
-	db *sql.DB
+	db   *sql.DB
+	path string
 	// Now is the clock for times the caller leaves out; time.Now when nil.
 	// Set it before use. Times are stored in UTC to the microsecond.
 	Now func() time.Time
@@ -104,7 +105,7 @@ func Open(ctx context.Context, path string) (*History, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite history %s: %w", path, err)
 	}
-	h := &History{db: db, writes: make(chan *writeReq, maxBatch), stop: make(chan struct{}), stopped: make(chan struct{})}
+	h := &History{db: db, path: path, writes: make(chan *writeReq, maxBatch), stop: make(chan struct{}), stopped: make(chan struct{})}
 	// Switching a new file to WAL needs an exclusive lock, and SQLite
 	// answers BUSY there without waiting: processes opening the same file
 	// at once retry.
@@ -124,6 +125,9 @@ func Open(ctx context.Context, path string) (*History, error) {
 	}
 	if err != nil {
 		db.Close()
+		if diskFull(path, err) {
+			return nil, fmt.Errorf("open sqlite history %s: the disk is full; free some space and start again: %w", path, err)
+		}
 		return nil, fmt.Errorf("open sqlite history %s: %w", path, err)
 	}
 	go h.writer()
@@ -380,7 +384,7 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("append exchange %s: %w", sid, err)
+		return fmt.Errorf("append exchange %s: %w", sid, h.noSpace(err))
 	}
 	return nil
 }
@@ -499,11 +503,16 @@ func (h *History) DeleteSessionsBefore(ctx context.Context, before time.Time) (i
 	}
 }
 
-// Ping checks that the database answers a query.
+// applicationID marks the file as a textbook-rag history ("TBRG").
+const applicationID = 0x54425247
+
+// Ping checks that the database can be written, not only read: on a full
+// disk every chat fails, and the health check must say so. Writing the
+// file's application id is a real commit (one WAL frame) that touches no
+// data.
 func (h *History) Ping(ctx context.Context) error {
-	var one int
-	if err := h.db.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
-		return fmt.Errorf("ping sqlite history: %w", err)
+	if _, err := h.db.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
+		return fmt.Errorf("ping sqlite history: %w", h.noSpace(err))
 	}
 	return nil
 }
