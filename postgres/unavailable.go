@@ -16,10 +16,15 @@ import (
 // into an EUNAVAILABLE *rag.Error, which the API answers with 503 and
 // Retry-After: a server that refuses connections is as temporary, to a
 // reader, as one that stalls. Other errors are returned as they are;
-// deadlines and cancellations too, so that callers still see them.
+// deadlines and cancellations too. The server's disk_full (53100) is
+// unavailable as well, so that callers still see them.
 func unavailable(err error) error {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "53100" {
+		return rag.WrapError(rag.EUNAVAILABLE, "The chat history cannot be written: the database server's disk is full.", err)
 	}
 	if isUnreachable(err) {
 		return rag.WrapError(rag.EUNAVAILABLE, "The chat history cannot be reached; please try again shortly.", err)

@@ -27,6 +27,7 @@ func TestUnavailable(t *testing.T) {
 		{"shutting down", &pgconn.PgError{Code: "57P01"}, rag.EUNAVAILABLE},
 		{"too many connections", &pgconn.PgError{Code: "53300"}, rag.EUNAVAILABLE},
 		{"connection exception", &pgconn.PgError{Code: "08006"}, rag.EUNAVAILABLE},
+		{"disk full", &pgconn.PgError{Code: "53100"}, rag.EUNAVAILABLE},
 		{"unique violation", &pgconn.PgError{Code: "23505"}, rag.EINTERNAL},
 		{"deadline", fmt.Errorf("x: %w", context.DeadlineExceeded), rag.EINTERNAL},
 		{"other", errors.New("boom"), rag.EINTERNAL},
