@@ -15,9 +15,9 @@ import (
 // unavailable turns an error that means "Postgres cannot be reached now"
 // into an EUNAVAILABLE *rag.Error, which the API answers with 503 and
 // Retry-After: a server that refuses connections is as temporary, to a
-// reader, as one that stalls. Other errors are returned as they are;
-// deadlines and cancellations too. The server's disk_full (53100) is
-// unavailable as well, so that callers still see them.
+// reader, as one that stalls; so is the server's disk_full (53100).
+// Other errors are returned as they are; deadlines and cancellations too,
+// so that callers still see them.
 func unavailable(err error) error {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
