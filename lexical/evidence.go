@@ -95,7 +95,23 @@ func (ix *Index) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passa
 	if best == nil || best.p < ix.model.Threshold {
 		return nil
 	}
-	return ix.quote(r, units, chunks, best.w)
+	return ix.quote(r, units, chunks, windowsOf(cands, best.section))
+}
+
+// windowsOf returns the windows of a section's candidates, the one that
+// states most of the question first: a section that overlapping chunks
+// both hold is quoted from all of them, as Pick chose it from all of
+// them. The order does not depend on the model, so that the fit's labels
+// do not either.
+func windowsOf(cands []candidate, section string) []window {
+	var ws []window
+	for _, c := range cands {
+		if c.section == section {
+			ws = append(ws, c.w)
+		}
+	}
+	sort.SliceStable(ws, func(a, b int) bool { return ws[a].score > ws[b].score })
+	return ws
 }
 
 // Candidate is a passage the answerer could quote, as the fit command
@@ -112,9 +128,15 @@ type Candidate struct {
 // answerer itself only quotes the best.
 func (ix *Index) Candidates(question string, chunks []rag.ScoredChunk) []Candidate {
 	r, units, cands := ix.prepare(question, chunks)
+	quotes := map[string][]rag.Passage{}
 	out := make([]Candidate, len(cands))
 	for i, c := range cands {
-		out[i] = Candidate{Features: c.x, Passages: ix.quote(r, units, chunks, c.w), Section: c.section}
+		q, ok := quotes[c.section]
+		if !ok {
+			q = ix.quote(r, units, chunks, windowsOf(cands, c.section))
+			quotes[c.section] = q
+		}
+		out[i] = Candidate{Features: c.x, Passages: q, Section: c.section}
 	}
 	return out
 }
@@ -136,19 +158,29 @@ func (ix *Index) best(cands []candidate) *candidate {
 	if len(cands) == 0 {
 		return nil
 	}
-	xs := make([][]float64, len(cands))
+	probs := ix.score(cands)
 	sections := make([]string, len(cands))
 	for i, c := range cands {
-		xs[i], sections[i] = c.x, c.section
-	}
-	probs := ix.model.Probs(xs)
-	for i := range cands {
-		cands[i].p = probs[i]
+		sections[i] = c.section
 	}
 	i, p := Pick(probs, sections)
 	best := cands[i]
 	best.p = p
 	return &best
+}
+
+// score sets each candidate's probability under the model and returns
+// them.
+func (ix *Index) score(cands []candidate) []float64 {
+	xs := make([][]float64, len(cands))
+	for i, c := range cands {
+		xs[i] = c.x
+	}
+	probs := ix.model.Probs(xs)
+	for i := range cands {
+		cands[i].p = probs[i]
+	}
+	return probs
 }
 
 // Pick chooses what to quote from candidates' probabilities: the section
@@ -178,10 +210,10 @@ func Pick(probs []float64, sections []string) (int, float64) {
 // quote returns the passages that quoting window w gives: its section,
 // as quoteSections chooses, and for a list question the headings of the
 // section's parts; in book order, each unit once.
-func (ix *Index) quote(r reading, units []*unit, chunks []rag.ScoredChunk, w window) []rag.Passage {
-	sel := quoteSections(units, []window{w})
+func (ix *Index) quote(r reading, units []*unit, chunks []rag.ScoredChunk, ws []window) []rag.Passage {
+	sel := quoteSections(units, ws)
 	if r.wantsList {
-		sel = withSubsections(units, sel, []window{w})
+		sel = withSubsections(units, sel, ws)
 	}
 	sort.SliceStable(sel, func(a, b int) bool {
 		pa, pb := ix.pos[chunks[sel[a].chunk].ID], ix.pos[chunks[sel[b].chunk].ID]
@@ -355,10 +387,12 @@ const quoteBudget = 1200
 // while the quote stays within quoteBudget. A section is the book's own
 // unit of explanation, and the sentence that finishes an answer ("... and
 // the motor controllers need 1000 Hz") is often not the one that matched
-// best. A list or table is quoted whole or not at all, and the line that
+// best. A section within quoteBudget is quoted whole. A list or table is
+// quoted whole when it fits, else by its telling lines; the line that
 // introduces a quoted list or code block comes with it.
 func quoteSections(units []*unit, windows []window) []*unit {
 	picked := map[*unit]bool{}
+	used := 0 // shared by the windows: parts of one section in overlapping chunks
 	for _, w := range windows {
 		key := keyOf(units[w.from])
 		var section []int
@@ -367,8 +401,17 @@ func quoteSections(units []*unit, windows []window) []*unit {
 				section = append(section, i)
 			}
 		}
+		if n := sectionChars(units, section); used+n <= quoteBudget {
+			// A short section is quoted whole: it is one explanation, and
+			// the lines after the best-matching one (a formula, the list
+			// a lead-in announces) are often the answer.
+			used += n
+			for _, i := range section {
+				picked[units[i]] = true
+			}
+			continue
+		}
 		blocks := blocksOf(units, section)
-		used := 0
 		var rest [][]int
 		for _, b := range blocks {
 			if b[len(b)-1] >= w.from && b[0] < w.to {
@@ -386,13 +429,19 @@ func quoteSections(units []*unit, windows []window) []*unit {
 			if blockScore(units, b) < quoteFloor*w.score {
 				break
 			}
-			n := blockChars(units, b)
-			if used+n > quoteBudget || len(b) > maxBlockUnits {
+			if n := blockChars(units, b); used+n <= quoteBudget && len(b) <= maxBlockUnits {
+				used += n
+				for _, i := range b {
+					picked[units[i]] = true
+				}
 				continue
 			}
-			used += n
+			// Too long to quote whole: its telling lines, as many as fit.
 			for _, i := range b {
-				picked[units[i]] = true
+				if n := len(units[i].text); units[i].score >= quoteFloor*w.score && used+n <= quoteBudget {
+					used += n
+					picked[units[i]] = true
+				}
 			}
 		}
 	}
@@ -483,6 +532,8 @@ func blockScore(units []*unit, b []int) float64 {
 	}
 	return s
 }
+
+func sectionChars(units []*unit, section []int) int { return blockChars(units, section) }
 
 func blockChars(units []*unit, b []int) int {
 	n := 0

@@ -88,7 +88,7 @@ func TestEvidence(t *testing.T) {
 			if !tt.none {
 				r, units, cands := ix.prepare(tt.q, all)
 				if best := ix.best(cands); best != nil {
-					ps = ix.quote(r, units, all, best.w)
+					ps = ix.quote(r, units, all, windowsOf(cands, best.section))
 				}
 			}
 			if tt.none {
