@@ -9,7 +9,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
 	"github.com/textbook-rag/rag"
 )
 
@@ -36,16 +35,16 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, rag.Errorf(rag.EUNAVAILABLE, "The chat history is not available."))
 		return
 	}
-	id, err := uuid.Parse(r.PathValue("id"))
-	if err != nil {
-		e := rag.Errorf(rag.EINVALID, "session id must be a UUID")
+	id, ok := rag.ParseUUID(r.PathValue("id"))
+	if !ok {
+		e := rag.Errorf(rag.EINVALID, "session id must be a UUID (8-4-4-4-12 hex digits)")
 		e.Details = map[string]any{"field": "id"}
 		s.writeError(w, r, e)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HistoryTimeout)
 	defer cancel()
-	msgs, err := s.History.Messages(ctx, id.String())
+	msgs, err := s.History.Messages(ctx, id)
 	if err != nil {
 		switch {
 		case rag.ErrorCode(err) == rag.ENOTFOUND:
@@ -77,7 +76,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 			CreatedAt:     m.CreatedAt.UTC(),
 		})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"session_id": id.String(), "messages": out})
+	writeJSON(w, http.StatusOK, map[string]any{"session_id": id, "messages": out})
 }
 
 // chunkOut is one chunk of GET /api/content/chunks.
