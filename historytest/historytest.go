@@ -47,6 +47,8 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"Feedback", feedback},
 		{"FeedbackErrors", feedbackErrors},
 		{"ExchangePages", exchangePages},
+		{"MessagePages", messagePages},
+		{"MessagePageErrors", messagePageErrors},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -434,13 +434,21 @@ func (h *History) Messages(ctx context.Context, sessionID string) ([]rag.Message
 }
 
 func (h *History) messages(ctx context.Context, sid string) ([]rag.Message, error) {
-	rows, err := h.db.QueryContext(ctx, `SELECT id, role, content, sources, was_refusal, refusal_reason, question_id, created_at
+	rows, err := h.db.QueryContext(ctx, `SELECT `+messageColumns+`
 FROM chat_messages WHERE session_id = ? ORDER BY created_at, seq`, sid)
 	if err != nil {
 		return nil, err
 	}
+	return scanMessages(rows, sid, 0)
+}
+
+// messageColumns are the columns scanMessages reads, in its order.
+const messageColumns = `id, role, content, sources, was_refusal, refusal_reason, question_id, created_at`
+
+// scanMessages reads and closes rows of messageColumns.
+func scanMessages(rows *sql.Rows, sid string, size int) ([]rag.Message, error) {
 	defer rows.Close()
-	msgs := []rag.Message{}
+	msgs := make([]rag.Message, 0, size)
 	for rows.Next() {
 		var (
 			m       = rag.Message{SessionID: sid}
@@ -448,6 +456,7 @@ FROM chat_messages WHERE session_id = ? ORDER BY created_at, seq`, sid)
 			reason  sql.NullString
 			qid     sql.NullString
 			created string
+			err     error
 		)
 		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &reason, &qid, &created); err != nil {
 			return nil, err
@@ -466,6 +475,95 @@ FROM chat_messages WHERE session_id = ? ORDER BY created_at, seq`, sid)
 		msgs = append(msgs, m)
 	}
 	return msgs, rows.Err()
+}
+
+// MessagesPage reads one page of the session's messages as a range of the
+// (session_id, created_at, seq) index with a LIMIT: memory and time stay
+// bounded however long the session grows. A cursor is a message of the
+// session, whose (created_at, seq) is the page's key.
+func (h *History) MessagesPage(ctx context.Context, sessionID string, q rag.PageQuery) (rag.MessagePage, error) {
+	sid, err := rag.SessionUUID(sessionID)
+	if err != nil {
+		return rag.MessagePage{}, err
+	}
+	if err := q.Check(); err != nil {
+		return rag.MessagePage{}, err
+	}
+	page, err := h.messagesPage(ctx, sid, q)
+	if err != nil {
+		if rag.ErrorCode(err) != rag.EINTERNAL {
+			return rag.MessagePage{}, err
+		}
+		return rag.MessagePage{}, fmt.Errorf("messages page of session %s: %w", sid, err)
+	}
+	return page, nil
+}
+
+func (h *History) messagesPage(ctx context.Context, sid string, q rag.PageQuery) (rag.MessagePage, error) {
+	field, cursor := "before", q.Before
+	if q.After != "" {
+		field, cursor = "after", q.After
+	}
+	var (
+		rows *sql.Rows
+		err  error
+	)
+	if cursor == "" {
+		rows, err = h.db.QueryContext(ctx, `SELECT `+messageColumns+`
+FROM chat_messages WHERE session_id = ? ORDER BY created_at DESC, seq DESC LIMIT ?`, sid, q.Limit+1)
+	} else {
+		id, _ := rag.ParseUUID(cursor)
+		var (
+			at  string
+			seq int64
+		)
+		err := h.db.QueryRowContext(ctx, "SELECT created_at, seq FROM chat_messages WHERE id = ? AND session_id = ?", id, sid).Scan(&at, &seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			if err := h.sessionExists(ctx, sid); err != nil {
+				return rag.MessagePage{}, err
+			}
+			e := rag.Errorf(rag.EINVALID, "%s is not a message of session %s", field, sid)
+			e.Details = map[string]any{"field": field}
+			return rag.MessagePage{}, e
+		}
+		if err != nil {
+			return rag.MessagePage{}, err
+		}
+		if q.Before != "" {
+			rows, err = h.db.QueryContext(ctx, `SELECT `+messageColumns+`
+FROM chat_messages WHERE session_id = ? AND (created_at, seq) < (?, ?)
+ORDER BY created_at DESC, seq DESC LIMIT ?`, sid, at, seq, q.Limit+1)
+		} else {
+			rows, err = h.db.QueryContext(ctx, `SELECT `+messageColumns+`
+FROM chat_messages WHERE session_id = ? AND (created_at, seq) > (?, ?)
+ORDER BY created_at, seq LIMIT ?`, sid, at, seq, q.Limit+1)
+		}
+	}
+	if err != nil {
+		return rag.MessagePage{}, err
+	}
+	msgs, err := scanMessages(rows, sid, q.Limit+1)
+	if err != nil {
+		return rag.MessagePage{}, err
+	}
+	if cursor == "" && len(msgs) == 0 {
+		if err := h.sessionExists(ctx, sid); err != nil {
+			return rag.MessagePage{}, err
+		}
+	}
+	return rag.TrimPage(msgs, q), nil
+}
+
+// sessionExists returns an ENOTFOUND *rag.Error when the session does not exist.
+func (h *History) sessionExists(ctx context.Context, sid string) error {
+	var n int
+	if err := h.db.QueryRowContext(ctx, "SELECT count(*) FROM chat_sessions WHERE id = ?", sid).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return rag.Errorf(rag.ENOTFOUND, "session %s not found", sid)
+	}
+	return nil
 }
 
 // pruneBatch bounds the sessions deleted per transaction, so that a first
