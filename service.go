@@ -133,6 +133,12 @@ type History interface {
 	// (a limit out of range, both cursors, a cursor that is not a message
 	// of the session).
 	MessagesPage(ctx context.Context, sessionID string, q PageQuery) (MessagePage, error)
+	// CheckSessionRoom returns an ESESSIONFULL *Error when the store caps
+	// a session's length and the session has no room for one more
+	// exchange, which AppendExchange would then refuse (it checks again,
+	// in its transaction). Asked before the work of an answer, so that a
+	// full session costs no language-model call.
+	CheckSessionRoom(ctx context.Context, sessionID string) error
 	Ping(ctx context.Context) error
 	Close() error
 }

@@ -32,6 +32,11 @@ type History struct {
 	// Now is the clock for times the caller leaves out; time.Now when nil.
 	// Set it before use. Postgres keeps times to the microsecond.
 	Now func() time.Time
+	// MaxSessionMessages caps a session's length (0: no cap); set it
+	// before use. AppendExchange counts under the session's row lock, so
+	// concurrent writers, on any number of replicas, never take a session
+	// past it.
+	MaxSessionMessages int
 }
 
 var _ rag.History = (*History)(nil)
@@ -145,6 +150,7 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 	if err != nil {
 		return err
 	}
+	max := h.MaxSessionMessages
 	err = h.pool.with(ctx, func(c *pgx.Conn) error {
 		return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
 			// A session first seen here started when its first question was asked.
@@ -155,6 +161,15 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 			// exchange's two messages have consecutive seq numbers.
 			if _, err := tx.Exec(ctx, "SELECT 1 FROM chat_sessions WHERE id = $1 FOR UPDATE", sid); err != nil {
 				return fmt.Errorf("lock session: %w", err)
+			}
+			if max > 0 {
+				var n int
+				if err := tx.QueryRow(ctx, countSessionSQL, sid).Scan(&n); err != nil {
+					return fmt.Errorf("count session: %w", err)
+				}
+				if n+2 > max {
+					return rag.SessionFull(max)
+				}
 			}
 			for _, r := range rows {
 				if _, err := tx.Exec(ctx, `INSERT INTO chat_messages
@@ -321,6 +336,32 @@ ORDER BY created_at, seq LIMIT $4`, sid, at, seq, q.Limit+1)
 		}
 	}
 	return rag.TrimPage(msgs, q), nil
+}
+
+const countSessionSQL = `SELECT count(*) FROM chat_messages WHERE session_id = $1`
+
+// CheckSessionRoom returns an ESESSIONFULL *rag.Error when the session
+// has no room for one more exchange under MaxSessionMessages.
+func (h *History) CheckSessionRoom(ctx context.Context, sessionID string) error {
+	sid, err := rag.SessionUUID(sessionID)
+	if err != nil {
+		return err
+	}
+	max := h.MaxSessionMessages
+	if max <= 0 {
+		return nil
+	}
+	var n int
+	err = h.pool.with(ctx, func(c *pgx.Conn) error {
+		return c.QueryRow(ctx, countSessionSQL, sid).Scan(&n)
+	})
+	if err != nil {
+		return fmt.Errorf("count session %s: %w", sid, err)
+	}
+	if n+2 > max {
+		return rag.SessionFull(max)
+	}
+	return nil
 }
 
 // sessionExists returns an ENOTFOUND *rag.Error when the session does not exist.

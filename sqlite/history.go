@@ -5,6 +5,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"embed"
@@ -47,9 +48,14 @@ type History struct {
 	// Now is the clock for times the caller leaves out; time.Now when nil.
 	// Set it before use. Times are stored in UTC to the microsecond.
 	Now func() time.Time
+	// MaxSessionMessages caps a session's length (0: no cap); set it
+	// before use. The writer checks it in the transaction that would add
+	// the exchange, and there is one writer, so concurrent requests never
+	// take a session past it.
+	MaxSessionMessages int
 
 	// The writer's statements, prepared once.
-	insertSession, insertExchange *sql.Stmt
+	insertSession, countSession, insertExchange *sql.Stmt
 
 	writes    chan *writeReq
 	stop      chan struct{}
@@ -62,7 +68,11 @@ type History struct {
 type writeReq struct {
 	sid  string
 	rows [2]rag.StoredMessage
+	max  int        // the session's cap when the exchange was queued
 	done chan error // buffered: the writer never waits for the caller
+	// full is the ESESSIONFULL error when the session had no room in the
+	// last transaction that tried the exchange.
+	full error
 	// state moves from queued to taken (by the writer, once its
 	// transaction holds the write lock) or to abandoned (by a caller whose
 	// context ended first), never both: an abandoned exchange is never
@@ -121,6 +131,9 @@ func Open(ctx context.Context, path string) (*History, error) {
 	}
 	if err == nil {
 		h.insertExchange, err = db.PrepareContext(ctx, insertExchangeSQL)
+	}
+	if err == nil {
+		h.countSession, err = db.PrepareContext(ctx, countSessionSQL)
 	}
 	if err != nil {
 		db.Close()
@@ -225,7 +238,7 @@ func (h *History) commit(batch []*writeReq) {
 	err = h.insert(ctx, tx, live)
 	if err == nil || len(live) == 1 {
 		for _, r := range live {
-			r.done <- err
+			r.done <- cmp.Or(err, r.full)
 		}
 		return
 	}
@@ -234,7 +247,7 @@ func (h *History) commit(batch []*writeReq) {
 		if err == nil {
 			err = h.insert(ctx, tx, []*writeReq{r})
 		}
-		r.done <- err
+		r.done <- cmp.Or(err, r.full)
 	}
 }
 
@@ -243,7 +256,20 @@ func (h *History) insert(ctx context.Context, tx *sql.Tx, reqs []*writeReq) erro
 	defer tx.Rollback()
 	session := tx.StmtContext(ctx, h.insertSession)
 	exchange := tx.StmtContext(ctx, h.insertExchange)
+	counter := tx.StmtContext(ctx, h.countSession)
 	for _, r := range reqs {
+		r.full = nil
+		if r.max > 0 {
+			var n int
+			if err := counter.QueryRowContext(ctx, r.sid).Scan(&n); err != nil {
+				return fmt.Errorf("count session %s: %w", r.sid, err)
+			}
+			if n+2 > r.max {
+				// Refused alone: the batch's other exchanges go on.
+				r.full = rag.SessionFull(r.max)
+				continue
+			}
+		}
 		if err := h.appendRows(ctx, session, exchange, r.sid, r.rows); err != nil {
 			return err
 		}
@@ -347,7 +373,7 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("append exchange %s: %w", sid, err)
 	}
-	req := &writeReq{sid: sid, rows: rows, done: make(chan error, 1)}
+	req := &writeReq{sid: sid, rows: rows, max: h.MaxSessionMessages, done: make(chan error, 1)}
 	select {
 	case h.writes <- req:
 	case <-ctx.Done():
@@ -386,6 +412,7 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 }
 
 const (
+	countSessionSQL  = `SELECT count(*) FROM chat_messages WHERE session_id = ?`
 	insertSessionSQL = `INSERT INTO chat_sessions (id, started_at, created_at) VALUES (?, ?, ?)
 ON CONFLICT (id) DO NOTHING`
 	// Both messages of an exchange in one statement, question first.
@@ -552,6 +579,27 @@ ORDER BY created_at, seq LIMIT ?`, sid, at, seq, q.Limit+1)
 		}
 	}
 	return rag.TrimPage(msgs, q), nil
+}
+
+// CheckSessionRoom returns an ESESSIONFULL *rag.Error when the session
+// has no room for one more exchange under MaxSessionMessages.
+func (h *History) CheckSessionRoom(ctx context.Context, sessionID string) error {
+	sid, err := rag.SessionUUID(sessionID)
+	if err != nil {
+		return err
+	}
+	max := h.MaxSessionMessages
+	if max <= 0 {
+		return nil
+	}
+	var n int
+	if err := h.db.QueryRowContext(ctx, countSessionSQL, sid).Scan(&n); err != nil {
+		return fmt.Errorf("count session %s: %w", sid, err)
+	}
+	if n+2 > max {
+		return rag.SessionFull(max)
+	}
+	return nil
 }
 
 // sessionExists returns an ENOTFOUND *rag.Error when the session does not exist.
