@@ -109,7 +109,10 @@ func Open(ctx context.Context, path string) (*History, error) {
 		return nil, fmt.Errorf("open sqlite history %s: the path is %s", path, what)
 	}
 	dsn := path + "?_busy_timeout=" + fmt.Sprint(busyTimeout.Milliseconds()) +
-		"&_foreign_keys=1&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate"
+		"&_foreign_keys=1&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate" +
+		// Only a new file takes this (an existing one needs a VACUUM):
+		// it lets retention give deleted rows' space back.
+		"&_auto_vacuum=INCREMENTAL"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite history %s: %w", path, err)
@@ -640,9 +643,66 @@ func (h *History) DeleteSessionsBefore(ctx context.Context, before time.Time) (i
 		}
 		total += int(n)
 		if n < pruneBatch {
-			return total, nil
+			break
 		}
 	}
+	if total == 0 {
+		return 0, nil
+	}
+	if err := h.reclaim(ctx); err != nil {
+		return total, fmt.Errorf("delete sessions before %s: reclaim space: %w", cutoff, err)
+	}
+	return total, nil
+}
+
+// vacuumStep bounds the pages (4 kB each) one incremental vacuum frees,
+// so that each step is a short write transaction and chat writes go on
+// between steps.
+const vacuumStep = 2048
+
+// reclaim gives the file's free pages back to the file system: deleted
+// rows otherwise leave the file at its largest size for ever. It needs
+// auto_vacuum=INCREMENTAL, which a file created before it has only after
+// a one-time VACUUM (see the README); such a file is left as it is. The
+// final checkpoint copies the shrunk file out of the WAL and truncates
+// the WAL, which the vacuum had grown.
+func (h *History) reclaim(ctx context.Context) error {
+	var mode int
+	if err := h.db.QueryRowContext(ctx, "PRAGMA auto_vacuum").Scan(&mode); err != nil {
+		return err
+	}
+	if mode != 2 {
+		return nil
+	}
+	for last := -1; ; {
+		var free int
+		if err := h.db.QueryRowContext(ctx, "PRAGMA freelist_count").Scan(&free); err != nil {
+			return err
+		}
+		if free == 0 || free == last {
+			break
+		}
+		last = free
+		// Stepped to the end: a single step frees a single page.
+		rows, err := h.db.QueryContext(ctx, fmt.Sprintf("PRAGMA incremental_vacuum(%d)", vacuumStep))
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	rows, err := h.db.QueryContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+	}
+	rows.Close()
+	return rows.Err()
 }
 
 // Ping checks that the database answers a query.
