@@ -125,7 +125,8 @@ type History interface {
 	// transaction: both or neither.
 	AppendExchange(ctx context.Context, sessionID string, question Message, answer Message) error
 	// Messages returns a session's messages in order; an *Error with code
-	// ENOTFOUND when the session does not exist.
+	// ENOTFOUND when the session does not exist. It holds the whole
+	// session in memory: the API reads MessagesPage instead.
 	Messages(ctx context.Context, sessionID string) ([]Message, error)
 	// MessagesPage returns one page of a session's messages, read with a
 	// LIMIT so that memory does not grow with the session. Errors: an
