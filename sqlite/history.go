@@ -109,10 +109,7 @@ func Open(ctx context.Context, path string) (*History, error) {
 		return nil, fmt.Errorf("open sqlite history %s: the path is %s", path, what)
 	}
 	dsn := path + "?_busy_timeout=" + fmt.Sprint(busyTimeout.Milliseconds()) +
-		"&_foreign_keys=1&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate" +
-		// Only a new file takes this (an existing one needs a VACUUM):
-		// it lets retention give deleted rows' space back.
-		"&_auto_vacuum=INCREMENTAL"
+		"&_foreign_keys=1&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite history %s: %w", path, err)
@@ -281,21 +278,52 @@ func (h *History) insert(ctx context.Context, tx *sql.Tx, reqs []*writeReq) erro
 }
 
 func (h *History) init(ctx context.Context) error {
+	// One connection: a new file's auto_vacuum is set on the connection
+	// that creates its first table.
+	conn, err := h.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
 	var mode string
-	if err := h.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+	if err := conn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
 		return err
 	}
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("journal mode is %q, not wal", mode)
 	}
 	var fk int
-	if err := h.db.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil {
+	if err := conn.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil {
 		return err
 	}
 	if fk != 1 {
 		return errors.New("foreign keys are off")
 	}
-	return migrate(ctx, h.db)
+	// Only a file without tables takes auto_vacuum (an existing one needs
+	// a VACUUM, see the README); it lets retention give deleted rows'
+	// space back. Not in the DSN: setting it on every new connection
+	// needs the write lock, which another process may hold.
+	var tables int
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
+		return err
+	}
+	if tables == 0 {
+		// The WAL switch has written the file's first page already: the
+		// VACUUM (of an empty file) is what applies the setting.
+		if _, err := conn.ExecContext(ctx, "PRAGMA auto_vacuum = INCREMENTAL"); err != nil {
+			return err
+		}
+		if _, err := conn.ExecContext(ctx, "VACUUM"); err != nil {
+			return err
+		}
+	}
+	return migrate(ctx, conn)
+}
+
+// dbConn is what migrations need of a connection or a pool.
+type dbConn interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error)
 }
 
 // migrate applies, in name order, each embedded migration that
@@ -303,7 +331,7 @@ func (h *History) init(ctx context.Context) error {
 // with its schema_migrations row. A write transaction holds SQLite's
 // write lock from BEGIN, so two processes opening the file at once apply
 // each migration once.
-func migrate(ctx context.Context, db *sql.DB) error {
+func migrate(ctx context.Context, db dbConn) error {
 	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 	version    TEXT PRIMARY KEY,
 	applied_at TEXT NOT NULL
@@ -328,7 +356,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-func applyMigration(ctx context.Context, db *sql.DB, version, body string) error {
+func applyMigration(ctx context.Context, db dbConn, version, body string) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/textbook-rag/rag"
 )
 
 // fileSize is the bytes the database takes on disk: the file and its WAL.
@@ -102,5 +104,45 @@ func TestRetentionOnFileWithoutAutoVacuum(t *testing.T) {
 	}
 	if n, err := h.DeleteSessionsBefore(ctx, t0.Add(time.Hour)); n != 1 || err != nil {
 		t.Errorf("DeleteSessionsBefore = %d, %v; want 1, nil", n, err)
+	}
+}
+
+// TestReadWhileAnotherHoldsTheWriteLock: a connection opened while
+// another process writes can still read (opening one must not need the
+// write lock, as setting auto_vacuum on every connection did).
+func TestReadWhileAnotherHoldsTheWriteLock(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "history.db")
+	h, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	sid := uuid.NewString()
+	if err := h.AppendExchange(ctx, sid, question("q"), answer("a")); err != nil {
+		t.Fatal(err)
+	}
+	other, err := sql.Open("sqlite", path+"?_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	lock, err := other.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Rollback()
+	if _, err := lock.Exec("DELETE FROM chat_sessions WHERE id = 'none'"); err != nil {
+		t.Fatal(err)
+	}
+	// Readers on fresh connections, more than the pool keeps idle.
+	h.db.SetMaxIdleConns(0)
+	for i := range 3 {
+		if err := h.CheckSessionRoom(ctx, sid); err != nil {
+			t.Errorf("read %d while another holds the write lock: %v", i, err)
+		}
+		if _, err := h.MessagesPage(ctx, sid, rag.PageQuery{Limit: 10}); err != nil {
+			t.Errorf("page %d while another holds the write lock: %v", i, err)
+		}
 	}
 }
