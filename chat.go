@@ -4,8 +4,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/google/uuid"
 )
 
 // Limits on what a reader may send, shared by the HTTP API and the CLI.
@@ -78,11 +76,11 @@ func (r *ChatRequest) Normalize() error {
 		return e
 	}
 	if r.SessionID != "" {
-		id, err := uuid.Parse(r.SessionID)
-		if err != nil {
-			return fieldError(EINVALID, "session_id", "session_id must be a UUID")
+		id, ok := ParseUUID(r.SessionID)
+		if !ok {
+			return fieldError(EINVALID, "session_id", "session_id must be a UUID (8-4-4-4-12 hex digits)")
 		}
-		r.SessionID = id.String()
+		r.SessionID = id
 	}
 	return nil
 }

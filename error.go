@@ -18,6 +18,9 @@ const (
 	EOPENAI          = "openai_error"
 	EUNAVAILABLE     = "unavailable"
 	EUNAUTHORIZED    = "unauthorized"
+	// ESESSIONFULL: the session holds as many messages as it may; the
+	// reader starts a new one.
+	ESESSIONFULL = "session_full"
 )
 
 // Error is an error a client may see: a code and a message safe to show.
@@ -68,4 +71,12 @@ func ErrorMessage(err error) string {
 		return e.Message
 	}
 	return "An internal error occurred."
+}
+
+// SessionFull is the ESESSIONFULL *Error of a session capped at max
+// messages.
+func SessionFull(max int) *Error {
+	e := Errorf(ESESSIONFULL, "This chat session has reached its limit of %d messages; please start a new session.", max)
+	e.Details = map[string]any{"field": "session_id", "max_messages": max}
+	return e
 }

@@ -65,11 +65,26 @@ var lastIDClock atomic.Int64
 
 // SessionUUID returns id in canonical form, or an EINVALID *Error.
 func SessionUUID(id string) (string, error) {
-	u, err := uuid.Parse(id)
-	if err != nil {
+	u, ok := ParseUUID(id)
+	if !ok {
 		return "", Errorf(EINVALID, "session id must be a UUID")
 	}
-	return u.String(), nil
+	return u, nil
+}
+
+// ParseUUID accepts only the 8-4-4-4-12 hex form (either case) and returns
+// it in lower case. uuid.Parse also takes {…}, urn:uuid:… and bare hex:
+// each would be one more name for the same session that clients and logs
+// could not match.
+func ParseUUID(s string) (string, bool) {
+	if len(s) != 36 {
+		return "", false
+	}
+	u, err := uuid.Parse(s)
+	if err != nil {
+		return "", false
+	}
+	return u.String(), true
 }
 
 // PrepareExchange validates a question and its answer for storage and

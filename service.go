@@ -2,6 +2,7 @@ package rag
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -124,10 +125,80 @@ type History interface {
 	// transaction: both or neither.
 	AppendExchange(ctx context.Context, sessionID string, question Message, answer Message) error
 	// Messages returns a session's messages in order; an *Error with code
-	// ENOTFOUND when the session does not exist.
+	// ENOTFOUND when the session does not exist. It holds the whole
+	// session in memory: the API reads MessagesPage instead.
 	Messages(ctx context.Context, sessionID string) ([]Message, error)
+	// MessagesPage returns one page of a session's messages, read with a
+	// LIMIT so that memory does not grow with the session. Errors: an
+	// ENOTFOUND *Error for an unknown session, EINVALID for a bad query
+	// (a limit out of range, both cursors, a cursor that is not a message
+	// of the session).
+	MessagesPage(ctx context.Context, sessionID string, q PageQuery) (MessagePage, error)
+	// CheckSessionRoom returns an ESESSIONFULL *Error when the store caps
+	// a session's length and the session has no room for one more
+	// exchange, which AppendExchange would then refuse (it checks again,
+	// in its transaction). Asked before the work of an answer, so that a
+	// full session costs no language-model call.
+	CheckSessionRoom(ctx context.Context, sessionID string) error
 	Ping(ctx context.Context) error
 	Close() error
+}
+
+// Limits on one page of a session's messages.
+const (
+	DefaultMessagesPage = 100
+	MaxMessagesPage     = 500
+)
+
+// PageQuery selects a page of a session's messages in their listing order
+// (time, then insertion). Without a cursor it is the session's latest
+// Limit messages; Before is the Limit messages just before that message,
+// After those just after it. At most one cursor is set.
+type PageQuery struct {
+	Limit  int // 1 to MaxMessagesPage
+	Before string
+	After  string
+}
+
+// Check validates the query: an EINVALID *Error naming the parameter.
+func (q PageQuery) Check() error {
+	if q.Limit < 1 || q.Limit > MaxMessagesPage {
+		e := fieldError(EINVALID, "limit", "limit must be between 1 and %d", MaxMessagesPage)
+		e.Details["max"] = MaxMessagesPage
+		return e
+	}
+	if q.Before != "" && q.After != "" {
+		return fieldError(EINVALID, "before", "give before or after, not both")
+	}
+	for _, c := range []struct{ name, id string }{{"before", q.Before}, {"after", q.After}} {
+		if _, ok := ParseUUID(c.id); c.id != "" && !ok {
+			return fieldError(EINVALID, c.name, "%s must be a message id (a UUID)", c.name)
+		}
+	}
+	return nil
+}
+
+// MessagePage is one page of a session's messages, oldest first.
+type MessagePage struct {
+	Messages []Message
+	// Older and Newer say whether the session has messages before the
+	// page's first and after its last: where the next page lies.
+	Older, Newer bool
+}
+
+// TrimPage makes a page from the at most Limit+1 messages a store read
+// for q, nearest the cursor first when reading backwards (no cursor or
+// Before): the extra message only says that there are more.
+func TrimPage(msgs []Message, q PageQuery) MessagePage {
+	more := len(msgs) > q.Limit
+	if more {
+		msgs = msgs[:q.Limit]
+	}
+	if q.After != "" {
+		return MessagePage{Messages: msgs, Older: true, Newer: more}
+	}
+	slices.Reverse(msgs)
+	return MessagePage{Messages: msgs, Older: more, Newer: q.Before != ""}
 }
 
 // HistoryPruner deletes old chat history, for a retention period.

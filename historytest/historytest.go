@@ -22,11 +22,15 @@ import (
 // T0 is the time of the stores' clock in the suite.
 var T0 = time.Date(2025, 3, 1, 12, 0, 0, 123456000, time.UTC)
 
-// Store is a fresh, empty history whose clock says T0, and a way to count
-// the rows of its tables (chat_sessions, chat_messages).
+// Store is a fresh, empty history whose clock says T0, a way to count the
+// rows of its tables (chat_sessions, chat_messages) and to set its cap on
+// a session's length.
 type Store struct {
 	rag.History
 	Count func(table string) int
+	// SetMaxSessionMessages sets the store's cap on a session's length
+	// (0: none).
+	SetMaxSessionMessages func(n int)
 }
 
 // Run runs the contract as subtests, each on a store of its own from open
@@ -47,6 +51,9 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"Feedback", feedback},
 		{"FeedbackErrors", feedbackErrors},
 		{"ExchangePages", exchangePages},
+		{"MessagePages", messagePages},
+		{"MessagePageErrors", messagePageErrors},
+		{"SessionCap", sessionCap},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -130,6 +130,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, err := s.decodeChat(w, r)
+	if err == nil {
+		err = s.checkRoom(r, req.SessionID)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -189,6 +192,26 @@ func (s *Server) record(r *http.Request, req rag.ChatRequest, resp rag.ChatRespo
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HistoryTimeout)
 	defer cancel()
 	if err := s.History.AppendExchange(ctx, req.SessionID, q, a); err != nil {
+		if rag.ErrorCode(err) == rag.ESESSIONFULL {
+			// The session filled while this question was answered.
+			return err
+		}
+		return historyError(err)
+	}
+	return nil
+}
+
+// checkRoom refuses a question to a session that is full before any
+// work is done on it: a full session costs no language-model call. The
+// store checks again when it writes, so a session that fills meanwhile
+// is refused then.
+func (s *Server) checkRoom(r *http.Request, sessionID string) error {
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HistoryTimeout)
+	defer cancel()
+	if err := s.History.CheckSessionRoom(ctx, sessionID); err != nil {
+		if rag.ErrorCode(err) == rag.ESESSIONFULL {
+			return err
+		}
 		return historyError(err)
 	}
 	return nil
@@ -223,6 +246,9 @@ func (s *Server) handleChatStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, err := s.decodeChat(w, r)
+	if err == nil {
+		err = s.checkRoom(r, req.SessionID)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return

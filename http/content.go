@@ -5,11 +5,11 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
 	"github.com/textbook-rag/rag"
 )
 
@@ -30,22 +30,31 @@ type messageOut struct {
 	CreatedAt     time.Time          `json:"created_at"`
 }
 
-// handleMessages answers GET /api/chat/sessions/{id}/messages.
+// handleMessages answers GET /api/chat/sessions/{id}/messages with one
+// page of the session: ?limit= (default rag.DefaultMessagesPage, at most
+// rag.MaxMessagesPage), and at most one of ?before= and ?after=, a message
+// id of the session. Without a cursor it is the latest page. However long
+// the session, one request reads and holds one page.
 func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 	if s.History == nil {
 		s.writeError(w, r, rag.Errorf(rag.EUNAVAILABLE, "The chat history is not available."))
 		return
 	}
-	id, err := uuid.Parse(r.PathValue("id"))
-	if err != nil {
-		e := rag.Errorf(rag.EINVALID, "session id must be a UUID")
+	id, ok := rag.ParseUUID(r.PathValue("id"))
+	if !ok {
+		e := rag.Errorf(rag.EINVALID, "session id must be a UUID (8-4-4-4-12 hex digits)")
 		e.Details = map[string]any{"field": "id"}
 		s.writeError(w, r, e)
 		return
 	}
+	q, err := pageQuery(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HistoryTimeout)
 	defer cancel()
-	msgs, err := s.History.Messages(ctx, id.String())
+	page, err := s.History.MessagesPage(ctx, id, q)
 	if err != nil {
 		switch {
 		case rag.ErrorCode(err) == rag.ENOTFOUND:
@@ -56,8 +65,8 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	out := make([]messageOut, 0, len(msgs))
-	for _, m := range msgs {
+	out := make([]messageOut, 0, len(page.Messages))
+	for _, m := range page.Messages {
 		src := m.Sources
 		if src == nil {
 			src = []rag.Source{}
@@ -77,7 +86,50 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 			CreatedAt:     m.CreatedAt.UTC(),
 		})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"session_id": id.String(), "messages": out})
+	body := messagesOut{SessionID: id, Messages: out, Limit: q.Limit, HasMore: page.Older}
+	if q.After != "" {
+		body.HasMore = page.Newer
+	}
+	if n := len(out); n > 0 {
+		if page.Older {
+			body.NextBefore = &out[0].ID
+		}
+		if page.Newer {
+			body.NextAfter = &out[n-1].ID
+		}
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// messagesOut is the body of GET /api/chat/sessions/{id}/messages.
+type messagesOut struct {
+	SessionID string       `json:"session_id"`
+	Messages  []messageOut `json:"messages"`
+	Limit     int          `json:"limit"`
+	// HasMore says that the session goes on in the direction read: older
+	// messages for the latest page or a before page, newer for an after page.
+	HasMore bool `json:"has_more"`
+	// NextBefore is the cursor of the older page (?before=), NextAfter of
+	// the newer one (?after=); null when there is none.
+	NextBefore *string `json:"next_before"`
+	NextAfter  *string `json:"next_after"`
+}
+
+// pageQuery reads ?limit=, ?before= and ?after=; a bad one is a
+// validation_error naming it.
+func pageQuery(r *http.Request) (rag.PageQuery, error) {
+	v := r.URL.Query()
+	q := rag.PageQuery{Limit: rag.DefaultMessagesPage, Before: v.Get("before"), After: v.Get("after")}
+	if l, ok := v["limit"]; ok {
+		n, err := strconv.Atoi(l[0])
+		if err != nil || n < 1 || n > rag.MaxMessagesPage {
+			e := rag.Errorf(rag.EINVALID, "limit must be a whole number from 1 to %d", rag.MaxMessagesPage)
+			e.Details = map[string]any{"field": "limit", "max": rag.MaxMessagesPage}
+			return q, e
+		}
+		q.Limit = n
+	}
+	return q, q.Check()
 }
 
 // chunkOut is one chunk of GET /api/content/chunks.

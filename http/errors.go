@@ -32,6 +32,7 @@ const (
 //	unauthorized            401  missing or wrong admin token
 //	not_found               404  unknown session or path
 //	method_not_allowed      405  (with Allow)
+//	session_full            409  the session is at its message cap
 //	feedback_not_allowed    422  feedback on a question or a refusal
 //	payload_too_large       413  body over Config.MaxBodyBytes
 //	unsupported_media_type  415  Content-Type not application/json (utf-8)
@@ -47,6 +48,7 @@ var statusOf = map[string]int{
 	rag.EUNAUTHORIZED:    http.StatusUnauthorized,
 	rag.ENOTFOUND:        http.StatusNotFound,
 	EMETHOD:              http.StatusMethodNotAllowed,
+	rag.ESESSIONFULL:     http.StatusConflict,
 	rag.ENOFEEDBACK:      http.StatusUnprocessableEntity,
 	ETOOLARGE:            http.StatusRequestEntityTooLarge,
 	EMEDIATYPE:           http.StatusUnsupportedMediaType,

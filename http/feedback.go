@@ -8,8 +8,6 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/google/uuid"
-
 	"github.com/textbook-rag/rag"
 )
 
@@ -29,8 +27,8 @@ func (s *Server) handleFeedback(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, rag.Errorf(rag.EUNAVAILABLE, "Feedback is not available."))
 		return
 	}
-	mid, err := uuid.Parse(r.PathValue("id"))
-	if err != nil {
+	mid, ok := rag.ParseUUID(r.PathValue("id"))
+	if !ok {
 		e := rag.Errorf(rag.EINVALID, "message id must be a UUID")
 		e.Details = map[string]any{"field": "id"}
 		s.writeError(w, r, e)
@@ -67,7 +65,7 @@ func (s *Server) handleFeedback(w http.ResponseWriter, r *http.Request) {
 	if in.Comment != nil {
 		f.Comment = *in.Comment
 	}
-	if _, err := uuid.Parse(*in.SessionID); err != nil {
+	if _, ok := rag.ParseUUID(*in.SessionID); !ok {
 		e := rag.Errorf(rag.EINVALID, "session_id must be a UUID")
 		e.Details = map[string]any{"field": "session_id"}
 		s.writeError(w, r, e)
@@ -75,7 +73,7 @@ func (s *Server) handleFeedback(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HistoryTimeout)
 	defer cancel()
-	stored, err := store.SetFeedback(ctx, *in.SessionID, mid.String(), f)
+	stored, err := store.SetFeedback(ctx, *in.SessionID, mid, f)
 	if err != nil {
 		switch {
 		case rag.ErrorCode(err) == rag.ENOTFOUND:

@@ -189,6 +189,8 @@ func TestChatHistoryRoundTrip(t *testing.T) {
 		code     string
 	}{
 		{"bad uuid", "nope", 400, "validation_error"},
+		{"braced uuid", "%7B" + sid + "%7D", 400, "validation_error"},
+		{"urn uuid", "urn:uuid:" + sid, 400, "validation_error"},
 		{"unknown session", uuid.NewString(), 404, "not_found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

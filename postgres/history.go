@@ -5,6 +5,7 @@ package postgres
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -31,6 +32,11 @@ type History struct {
 	// Now is the clock for times the caller leaves out; time.Now when nil.
 	// Set it before use. Postgres keeps times to the microsecond.
 	Now func() time.Time
+	// MaxSessionMessages caps a session's length (0: no cap); set it
+	// before use. AppendExchange counts under the session's row lock, so
+	// concurrent writers, on any number of replicas, never take a session
+	// past it.
+	MaxSessionMessages int
 }
 
 var _ rag.History = (*History)(nil)
@@ -144,6 +150,7 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 	if err != nil {
 		return err
 	}
+	max := h.MaxSessionMessages
 	err = h.pool.with(ctx, func(c *pgx.Conn) error {
 		return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
 			// A session first seen here started when its first question was asked.
@@ -154,6 +161,15 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 			// exchange's two messages have consecutive seq numbers.
 			if _, err := tx.Exec(ctx, "SELECT 1 FROM chat_sessions WHERE id = $1 FOR UPDATE", sid); err != nil {
 				return fmt.Errorf("lock session: %w", err)
+			}
+			if max > 0 {
+				var n int
+				if err := tx.QueryRow(ctx, countSessionSQL, sid).Scan(&n); err != nil {
+					return fmt.Errorf("count session: %w", err)
+				}
+				if n+2 > max {
+					return rag.SessionFull(max)
+				}
 			}
 			for _, r := range rows {
 				if _, err := tx.Exec(ctx, `INSERT INTO chat_messages
@@ -198,19 +214,28 @@ func (h *History) Messages(ctx context.Context, sessionID string) ([]rag.Message
 }
 
 func messages(ctx context.Context, c *pgx.Conn, sid string) ([]rag.Message, error) {
-	rows, err := c.Query(ctx, `SELECT id::text, role, content, sources::text, was_refusal, refusal_reason, question_id::text, created_at
+	rows, err := c.Query(ctx, `SELECT `+messageColumns+`
 FROM chat_messages WHERE session_id = $1 ORDER BY created_at, seq`, sid)
 	if err != nil {
 		return nil, err
 	}
+	return scanMessages(rows, sid, 0)
+}
+
+// messageColumns are the columns scanMessages reads, in its order.
+const messageColumns = `id::text, role, content, sources::text, was_refusal, refusal_reason, question_id::text, created_at`
+
+// scanMessages reads and closes rows of messageColumns.
+func scanMessages(rows pgx.Rows, sid string, size int) ([]rag.Message, error) {
 	defer rows.Close()
-	msgs := []rag.Message{}
+	msgs := make([]rag.Message, 0, size)
 	for rows.Next() {
 		var (
 			m       = rag.Message{SessionID: sid}
 			sources string
 			reason  *string
 			qid     *string
+			err     error
 		)
 		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &reason, &qid, &m.CreatedAt); err != nil {
 			return nil, err
@@ -229,6 +254,126 @@ FROM chat_messages WHERE session_id = $1 ORDER BY created_at, seq`, sid)
 		msgs = append(msgs, m)
 	}
 	return msgs, rows.Err()
+}
+
+// MessagesPage reads one page of the session's messages as a range of the
+// (session_id, created_at, seq) index with a LIMIT: memory and time stay
+// bounded however long the session grows. A cursor is a message of the
+// session, whose (created_at, seq) is the page's key.
+func (h *History) MessagesPage(ctx context.Context, sessionID string, q rag.PageQuery) (rag.MessagePage, error) {
+	sid, err := rag.SessionUUID(sessionID)
+	if err != nil {
+		return rag.MessagePage{}, err
+	}
+	if err := q.Check(); err != nil {
+		return rag.MessagePage{}, err
+	}
+	var page rag.MessagePage
+	err = h.pool.with(ctx, func(c *pgx.Conn) error {
+		var err error
+		page, err = messagesPage(ctx, c, sid, q)
+		return err
+	})
+	if err != nil {
+		if rag.ErrorCode(err) != rag.EINTERNAL {
+			return rag.MessagePage{}, err
+		}
+		return rag.MessagePage{}, fmt.Errorf("messages page of session %s: %w", sid, err)
+	}
+	return page, nil
+}
+
+func messagesPage(ctx context.Context, c *pgx.Conn, sid string, q rag.PageQuery) (rag.MessagePage, error) {
+	field, cursor := "before", q.Before
+	if q.After != "" {
+		field, cursor = "after", q.After
+	}
+	var (
+		rows pgx.Rows
+		err  error
+	)
+	if cursor == "" {
+		rows, err = c.Query(ctx, `SELECT `+messageColumns+`
+FROM chat_messages WHERE session_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`, sid, q.Limit+1)
+	} else {
+		id, _ := rag.ParseUUID(cursor)
+		var (
+			at  time.Time
+			seq int64
+		)
+		err := c.QueryRow(ctx, "SELECT created_at, seq FROM chat_messages WHERE id = $1 AND session_id = $2", id, sid).Scan(&at, &seq)
+		if errors.Is(err, pgx.ErrNoRows) {
+			if err := sessionExists(ctx, c, sid); err != nil {
+				return rag.MessagePage{}, err
+			}
+			e := rag.Errorf(rag.EINVALID, "%s is not a message of session %s", field, sid)
+			e.Details = map[string]any{"field": field}
+			return rag.MessagePage{}, e
+		}
+		if err != nil {
+			return rag.MessagePage{}, err
+		}
+		if q.Before != "" {
+			rows, err = c.Query(ctx, `SELECT `+messageColumns+`
+FROM chat_messages WHERE session_id = $1 AND (created_at, seq) < ($2, $3)
+ORDER BY created_at DESC, seq DESC LIMIT $4`, sid, at, seq, q.Limit+1)
+		} else {
+			rows, err = c.Query(ctx, `SELECT `+messageColumns+`
+FROM chat_messages WHERE session_id = $1 AND (created_at, seq) > ($2, $3)
+ORDER BY created_at, seq LIMIT $4`, sid, at, seq, q.Limit+1)
+		}
+	}
+	if err != nil {
+		return rag.MessagePage{}, err
+	}
+	msgs, err := scanMessages(rows, sid, q.Limit+1)
+	if err != nil {
+		return rag.MessagePage{}, err
+	}
+	if cursor == "" && len(msgs) == 0 {
+		if err := sessionExists(ctx, c, sid); err != nil {
+			return rag.MessagePage{}, err
+		}
+	}
+	return rag.TrimPage(msgs, q), nil
+}
+
+const countSessionSQL = `SELECT count(*) FROM chat_messages WHERE session_id = $1`
+
+// CheckSessionRoom returns an ESESSIONFULL *rag.Error when the session
+// has no room for one more exchange under MaxSessionMessages.
+func (h *History) CheckSessionRoom(ctx context.Context, sessionID string) error {
+	sid, err := rag.SessionUUID(sessionID)
+	if err != nil {
+		return err
+	}
+	max := h.MaxSessionMessages
+	if max <= 0 {
+		return nil
+	}
+	var n int
+	err = h.pool.with(ctx, func(c *pgx.Conn) error {
+		return c.QueryRow(ctx, countSessionSQL, sid).Scan(&n)
+	})
+	if err != nil {
+		return fmt.Errorf("count session %s: %w", sid, err)
+	}
+	if n+2 > max {
+		return rag.SessionFull(max)
+	}
+	return nil
+}
+
+// sessionExists returns an ENOTFOUND *rag.Error when the session does not exist.
+func sessionExists(ctx context.Context, c *pgx.Conn, sid string) error {
+	var exists bool
+	if err := c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM chat_sessions WHERE id = $1)", sid).Scan(&exists); err != nil {
+		return err
+	}
+	if !exists {
+		return rag.Errorf(rag.ENOTFOUND, "session %s not found", sid)
+	}
+	return nil
 }
 
 // pruneBatch bounds the sessions deleted per transaction.

@@ -5,6 +5,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"embed"
@@ -48,9 +49,14 @@ type History struct {
 	// Now is the clock for times the caller leaves out; time.Now when nil.
 	// Set it before use. Times are stored in UTC to the microsecond.
 	Now func() time.Time
+	// MaxSessionMessages caps a session's length (0: no cap); set it
+	// before use. The writer checks it in the transaction that would add
+	// the exchange, and there is one writer, so concurrent requests never
+	// take a session past it.
+	MaxSessionMessages int
 
 	// The writer's statements, prepared once.
-	insertSession, insertExchange *sql.Stmt
+	insertSession, countSession, insertExchange *sql.Stmt
 
 	writes    chan *writeReq
 	stop      chan struct{}
@@ -63,7 +69,11 @@ type History struct {
 type writeReq struct {
 	sid  string
 	rows [2]rag.StoredMessage
+	max  int        // the session's cap when the exchange was queued
 	done chan error // buffered: the writer never waits for the caller
+	// full is the ESESSIONFULL error when the session had no room in the
+	// last transaction that tried the exchange.
+	full error
 	// state moves from queued to taken (by the writer, once its
 	// transaction holds the write lock) or to abandoned (by a caller whose
 	// context ended first), never both: an abandoned exchange is never
@@ -122,6 +132,9 @@ func Open(ctx context.Context, path string) (*History, error) {
 	}
 	if err == nil {
 		h.insertExchange, err = db.PrepareContext(ctx, insertExchangeSQL)
+	}
+	if err == nil {
+		h.countSession, err = db.PrepareContext(ctx, countSessionSQL)
 	}
 	if err != nil {
 		db.Close()
@@ -229,7 +242,7 @@ func (h *History) commit(batch []*writeReq) {
 	err = h.insert(ctx, tx, live)
 	if err == nil || len(live) == 1 {
 		for _, r := range live {
-			r.done <- err
+			r.done <- cmp.Or(err, r.full)
 		}
 		return
 	}
@@ -238,7 +251,7 @@ func (h *History) commit(batch []*writeReq) {
 		if err == nil {
 			err = h.insert(ctx, tx, []*writeReq{r})
 		}
-		r.done <- err
+		r.done <- cmp.Or(err, r.full)
 	}
 }
 
@@ -247,7 +260,20 @@ func (h *History) insert(ctx context.Context, tx *sql.Tx, reqs []*writeReq) erro
 	defer tx.Rollback()
 	session := tx.StmtContext(ctx, h.insertSession)
 	exchange := tx.StmtContext(ctx, h.insertExchange)
+	counter := tx.StmtContext(ctx, h.countSession)
 	for _, r := range reqs {
+		r.full = nil
+		if r.max > 0 {
+			var n int
+			if err := counter.QueryRowContext(ctx, r.sid).Scan(&n); err != nil {
+				return fmt.Errorf("count session %s: %w", r.sid, err)
+			}
+			if n+2 > r.max {
+				// Refused alone: the batch's other exchanges go on.
+				r.full = rag.SessionFull(r.max)
+				continue
+			}
+		}
 		if err := h.appendRows(ctx, session, exchange, r.sid, r.rows); err != nil {
 			return err
 		}
@@ -256,21 +282,52 @@ func (h *History) insert(ctx context.Context, tx *sql.Tx, reqs []*writeReq) erro
 }
 
 func (h *History) init(ctx context.Context) error {
+	// One connection: a new file's auto_vacuum is set on the connection
+	// that creates its first table.
+	conn, err := h.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
 	var mode string
-	if err := h.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+	if err := conn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
 		return err
 	}
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("journal mode is %q, not wal", mode)
 	}
 	var fk int
-	if err := h.db.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil {
+	if err := conn.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil {
 		return err
 	}
 	if fk != 1 {
 		return errors.New("foreign keys are off")
 	}
-	return migrate(ctx, h.db)
+	// Only a file without tables takes auto_vacuum (an existing one needs
+	// a VACUUM, see the README); it lets retention give deleted rows'
+	// space back. Not in the DSN: setting it on every new connection
+	// needs the write lock, which another process may hold.
+	var tables int
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
+		return err
+	}
+	if tables == 0 {
+		// The WAL switch has written the file's first page already: the
+		// VACUUM (of an empty file) is what applies the setting.
+		if _, err := conn.ExecContext(ctx, "PRAGMA auto_vacuum = INCREMENTAL"); err != nil {
+			return err
+		}
+		if _, err := conn.ExecContext(ctx, "VACUUM"); err != nil {
+			return err
+		}
+	}
+	return migrate(ctx, conn)
+}
+
+// dbConn is what migrations need of a connection or a pool.
+type dbConn interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error)
 }
 
 // migrate applies, in name order, each embedded migration that
@@ -278,7 +335,7 @@ func (h *History) init(ctx context.Context) error {
 // with its schema_migrations row. A write transaction holds SQLite's
 // write lock from BEGIN, so two processes opening the file at once apply
 // each migration once.
-func migrate(ctx context.Context, db *sql.DB) error {
+func migrate(ctx context.Context, db dbConn) error {
 	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 	version    TEXT PRIMARY KEY,
 	applied_at TEXT NOT NULL
@@ -303,7 +360,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-func applyMigration(ctx context.Context, db *sql.DB, version, body string) error {
+func applyMigration(ctx context.Context, db dbConn, version, body string) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -351,7 +408,7 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("append exchange %s: %w", sid, err)
 	}
-	req := &writeReq{sid: sid, rows: rows, done: make(chan error, 1)}
+	req := &writeReq{sid: sid, rows: rows, max: h.MaxSessionMessages, done: make(chan error, 1)}
 	select {
 	case h.writes <- req:
 	case <-ctx.Done():
@@ -390,6 +447,7 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 }
 
 const (
+	countSessionSQL  = `SELECT count(*) FROM chat_messages WHERE session_id = ?`
 	insertSessionSQL = `INSERT INTO chat_sessions (id, started_at, created_at) VALUES (?, ?, ?)
 ON CONFLICT (id) DO NOTHING`
 	// Both messages of an exchange in one statement, question first.
@@ -438,13 +496,21 @@ func (h *History) Messages(ctx context.Context, sessionID string) ([]rag.Message
 }
 
 func (h *History) messages(ctx context.Context, sid string) ([]rag.Message, error) {
-	rows, err := h.db.QueryContext(ctx, `SELECT id, role, content, sources, was_refusal, refusal_reason, question_id, created_at
+	rows, err := h.db.QueryContext(ctx, `SELECT `+messageColumns+`
 FROM chat_messages WHERE session_id = ? ORDER BY created_at, seq`, sid)
 	if err != nil {
 		return nil, err
 	}
+	return scanMessages(rows, sid, 0)
+}
+
+// messageColumns are the columns scanMessages reads, in its order.
+const messageColumns = `id, role, content, sources, was_refusal, refusal_reason, question_id, created_at`
+
+// scanMessages reads and closes rows of messageColumns.
+func scanMessages(rows *sql.Rows, sid string, size int) ([]rag.Message, error) {
 	defer rows.Close()
-	msgs := []rag.Message{}
+	msgs := make([]rag.Message, 0, size)
 	for rows.Next() {
 		var (
 			m       = rag.Message{SessionID: sid}
@@ -452,6 +518,7 @@ FROM chat_messages WHERE session_id = ? ORDER BY created_at, seq`, sid)
 			reason  sql.NullString
 			qid     sql.NullString
 			created string
+			err     error
 		)
 		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &reason, &qid, &created); err != nil {
 			return nil, err
@@ -470,6 +537,116 @@ FROM chat_messages WHERE session_id = ? ORDER BY created_at, seq`, sid)
 		msgs = append(msgs, m)
 	}
 	return msgs, rows.Err()
+}
+
+// MessagesPage reads one page of the session's messages as a range of the
+// (session_id, created_at, seq) index with a LIMIT: memory and time stay
+// bounded however long the session grows. A cursor is a message of the
+// session, whose (created_at, seq) is the page's key.
+func (h *History) MessagesPage(ctx context.Context, sessionID string, q rag.PageQuery) (rag.MessagePage, error) {
+	sid, err := rag.SessionUUID(sessionID)
+	if err != nil {
+		return rag.MessagePage{}, err
+	}
+	if err := q.Check(); err != nil {
+		return rag.MessagePage{}, err
+	}
+	page, err := h.messagesPage(ctx, sid, q)
+	if err != nil {
+		if rag.ErrorCode(err) != rag.EINTERNAL {
+			return rag.MessagePage{}, err
+		}
+		return rag.MessagePage{}, fmt.Errorf("messages page of session %s: %w", sid, err)
+	}
+	return page, nil
+}
+
+func (h *History) messagesPage(ctx context.Context, sid string, q rag.PageQuery) (rag.MessagePage, error) {
+	field, cursor := "before", q.Before
+	if q.After != "" {
+		field, cursor = "after", q.After
+	}
+	var (
+		rows *sql.Rows
+		err  error
+	)
+	if cursor == "" {
+		rows, err = h.db.QueryContext(ctx, `SELECT `+messageColumns+`
+FROM chat_messages WHERE session_id = ? ORDER BY created_at DESC, seq DESC LIMIT ?`, sid, q.Limit+1)
+	} else {
+		id, _ := rag.ParseUUID(cursor)
+		var (
+			at  string
+			seq int64
+		)
+		err := h.db.QueryRowContext(ctx, "SELECT created_at, seq FROM chat_messages WHERE id = ? AND session_id = ?", id, sid).Scan(&at, &seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			if err := h.sessionExists(ctx, sid); err != nil {
+				return rag.MessagePage{}, err
+			}
+			e := rag.Errorf(rag.EINVALID, "%s is not a message of session %s", field, sid)
+			e.Details = map[string]any{"field": field}
+			return rag.MessagePage{}, e
+		}
+		if err != nil {
+			return rag.MessagePage{}, err
+		}
+		if q.Before != "" {
+			rows, err = h.db.QueryContext(ctx, `SELECT `+messageColumns+`
+FROM chat_messages WHERE session_id = ? AND (created_at, seq) < (?, ?)
+ORDER BY created_at DESC, seq DESC LIMIT ?`, sid, at, seq, q.Limit+1)
+		} else {
+			rows, err = h.db.QueryContext(ctx, `SELECT `+messageColumns+`
+FROM chat_messages WHERE session_id = ? AND (created_at, seq) > (?, ?)
+ORDER BY created_at, seq LIMIT ?`, sid, at, seq, q.Limit+1)
+		}
+	}
+	if err != nil {
+		return rag.MessagePage{}, err
+	}
+	msgs, err := scanMessages(rows, sid, q.Limit+1)
+	if err != nil {
+		return rag.MessagePage{}, err
+	}
+	if cursor == "" && len(msgs) == 0 {
+		if err := h.sessionExists(ctx, sid); err != nil {
+			return rag.MessagePage{}, err
+		}
+	}
+	return rag.TrimPage(msgs, q), nil
+}
+
+// CheckSessionRoom returns an ESESSIONFULL *rag.Error when the session
+// has no room for one more exchange under MaxSessionMessages.
+func (h *History) CheckSessionRoom(ctx context.Context, sessionID string) error {
+	sid, err := rag.SessionUUID(sessionID)
+	if err != nil {
+		return err
+	}
+	max := h.MaxSessionMessages
+	if max <= 0 {
+		return nil
+	}
+	var n int
+	if err := h.db.QueryRowContext(ctx, countSessionSQL, sid).Scan(&n); err != nil {
+		return fmt.Errorf("count session %s: %w", sid, err)
+	}
+	if n+2 > max {
+		return rag.SessionFull(max)
+	}
+	return nil
+}
+
+// sessionExists returns an ENOTFOUND *rag.Error when the session does not exist.
+func (h *History) sessionExists(ctx context.Context, sid string) error {
+	var n int
+	if err := h.db.QueryRowContext(ctx, "SELECT count(*) FROM chat_sessions WHERE id = ?", sid).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return rag.Errorf(rag.ENOTFOUND, "session %s not found", sid)
+	}
+	return nil
 }
 
 // pruneBatch bounds the sessions deleted per transaction, so that a first
@@ -498,9 +675,66 @@ func (h *History) DeleteSessionsBefore(ctx context.Context, before time.Time) (i
 		}
 		total += int(n)
 		if n < pruneBatch {
-			return total, nil
+			break
 		}
 	}
+	if total == 0 {
+		return 0, nil
+	}
+	if err := h.reclaim(ctx); err != nil {
+		return total, fmt.Errorf("delete sessions before %s: reclaim space: %w", cutoff, err)
+	}
+	return total, nil
+}
+
+// vacuumStep bounds the pages (4 kB each) one incremental vacuum frees,
+// so that each step is a short write transaction and chat writes go on
+// between steps.
+const vacuumStep = 2048
+
+// reclaim gives the file's free pages back to the file system: deleted
+// rows otherwise leave the file at its largest size for ever. It needs
+// auto_vacuum=INCREMENTAL, which a file created before it has only after
+// a one-time VACUUM (see the README); such a file is left as it is. The
+// final checkpoint copies the shrunk file out of the WAL and truncates
+// the WAL, which the vacuum had grown.
+func (h *History) reclaim(ctx context.Context) error {
+	var mode int
+	if err := h.db.QueryRowContext(ctx, "PRAGMA auto_vacuum").Scan(&mode); err != nil {
+		return err
+	}
+	if mode != 2 {
+		return nil
+	}
+	for last := -1; ; {
+		var free int
+		if err := h.db.QueryRowContext(ctx, "PRAGMA freelist_count").Scan(&free); err != nil {
+			return err
+		}
+		if free == 0 || free == last {
+			break
+		}
+		last = free
+		// Stepped to the end: a single step frees a single page.
+		rows, err := h.db.QueryContext(ctx, fmt.Sprintf("PRAGMA incremental_vacuum(%d)", vacuumStep))
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	rows, err := h.db.QueryContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+	}
+	rows.Close()
+	return rows.Err()
 }
 
 // applicationID marks the file as a textbook-rag history ("TBRG").

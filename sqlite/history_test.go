@@ -61,7 +61,7 @@ func TestContract(t *testing.T) {
 		h := openTest(t)
 		return historytest.Store{History: h, Count: func(table string) int {
 			return count(t, h, "SELECT count(*) FROM "+table)
-		}}
+		}, SetMaxSessionMessages: func(n int) { h.MaxSessionMessages = n }}
 	})
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -167,11 +169,13 @@ func (s *standIn) stream(w http.ResponseWriter, r *http.Request) {
 	now := time.Now().UTC()
 	s.mu.Lock()
 	s.sessions[req.SessionID] = append(s.sessions[req.SessionID],
-		map[string]any{"role": "user", "content": req.Question, "sources": []rag.Source{}, "was_refusal": false, "refusal_reason": nil, "created_at": now},
-		map[string]any{"role": "assistant", "content": resp.Answer, "sources": resp.Sources, "was_refusal": resp.WasRefusal, "refusal_reason": resp.RefusalReason, "created_at": now})
+		map[string]any{"id": uuid.NewString(), "role": "user", "content": req.Question, "sources": []rag.Source{}, "was_refusal": false, "refusal_reason": nil, "created_at": now},
+		map[string]any{"id": uuid.NewString(), "role": "assistant", "content": resp.Answer, "sources": resp.Sources, "was_refusal": resp.WasRefusal, "refusal_reason": resp.RefusalReason, "created_at": now})
 	s.mu.Unlock()
 }
 
+// messages pages like the real server: the latest ?limit= messages, or
+// those before ?before=, with has_more and next_before.
 func (s *standIn) messages(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	s.mu.Lock()
@@ -181,8 +185,21 @@ func (s *standIn) messages(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 404, "not_found", "no such session")
 		return
 	}
+	limit := rag.DefaultMessagesPage
+	if l := r.URL.Query().Get("limit"); l != "" {
+		limit, _ = strconv.Atoi(l)
+	}
+	end := len(msgs)
+	if before := r.URL.Query().Get("before"); before != "" {
+		end = slices.IndexFunc(msgs, func(m map[string]any) bool { return m["id"] == before })
+	}
+	start := max(0, end-limit)
+	body := map[string]any{"session_id": id, "messages": msgs[start:end], "limit": limit, "has_more": start > 0, "next_before": nil, "next_after": nil}
+	if start > 0 {
+		body["next_before"] = msgs[start]["id"]
+	}
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"session_id": id, "messages": msgs})
+	json.NewEncoder(w).Encode(body)
 }
 
 // startStandIn serves the book pages and the stand-in API on one origin.
@@ -548,6 +565,62 @@ func TestBrowserReplace(t *testing.T) {
 	}
 	if n := browsertest.Eval[int](b, `R.querySelectorAll(".msg.assistant .sources a").length`); n != 1 {
 		t.Errorf("%d source links, want the replace event's one", n)
+	}
+	if ex := b.Exceptions(); len(ex) > 0 {
+		t.Errorf("JavaScript exceptions: %q", ex)
+	}
+}
+
+// TestBrowserHistoryPages: a long session opens on its latest page, and
+// "Show earlier messages" adds the pages before it, in order, until the
+// session's start.
+func TestBrowserHistoryPages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests skipped in -short mode")
+	}
+	if browsertest.ChromePath() == "" {
+		t.Skip("browser tests skipped: no chromium, chromium-browser or google-chrome on PATH (apt-get install chromium)")
+	}
+	srv, api := startStandIn(t)
+	const exchanges = 120
+	id := uuid.NewString()
+	var msgs []map[string]any
+	for i := range exchanges {
+		msgs = append(msgs,
+			map[string]any{"id": uuid.NewString(), "role": "user", "content": fmt.Sprintf("question %d", i), "sources": []rag.Source{}, "was_refusal": false, "refusal_reason": nil},
+			map[string]any{"id": uuid.NewString(), "role": "assistant", "content": fmt.Sprintf("answer %d", i), "sources": []rag.Source{}, "was_refusal": false, "refusal_reason": nil})
+	}
+	api.mu.Lock()
+	api.sessions[id] = msgs
+	api.mu.Unlock()
+
+	b := browsertest.NewBrowser(t, browsertest.ArtifactsDir(t))
+	b.Navigate(srv.URL + "/docs/module-1/chapter-2-topics")
+	b.Exec(`localStorage.setItem("textbook-rag:session", ` + strconv.Quote(id) + `)`)
+	b.Navigate(srv.URL + "/docs/module-1/chapter-2-topics")
+	b.OpenPanel()
+	questions := func() []string {
+		return browsertest.Eval[[]string](b, `Array.from(R.querySelectorAll(".msg.user .text")).map(e => e.textContent)`)
+	}
+	b.WaitFor("the latest page", `R.querySelectorAll(".msg.user").length > 0`)
+	for page, want := range []int{50, 100, 120} {
+		got := questions()
+		if len(got) != want || got[0] != fmt.Sprintf("question %d", exchanges-want) || got[len(got)-1] != fmt.Sprintf("question %d", exchanges-1) {
+			t.Fatalf("page %d: %d questions shown (%q … %q), want the last %d", page, len(got), got[0], got[len(got)-1], want)
+		}
+		button := browsertest.Eval[int](b, `R.querySelectorAll(".earlier").length`)
+		if want == exchanges {
+			if button != 0 {
+				t.Errorf("the whole session is shown and %d earlier buttons are left", button)
+			}
+			break
+		}
+		if button != 1 || !browsertest.Eval[bool](b, `R.querySelector(".log").firstElementChild.matches(".earlier")`) {
+			t.Fatalf("page %d: %d earlier buttons, want one above the messages", page, button)
+		}
+		b.Exec(`R.querySelector(".earlier").scrollIntoView()`)
+		b.ClickAt("show earlier messages", `R.querySelector(".earlier")`)
+		b.WaitFor("the earlier page", fmt.Sprintf(`R.querySelectorAll(".msg.user").length > %d`, want))
 	}
 	if ex := b.Exceptions(); len(ex) > 0 {
 		t.Errorf("JavaScript exceptions: %q", ex)

@@ -38,6 +38,8 @@ type Config struct {
 	HistoryTimeout time.Duration
 	// HistoryRetention deletes sessions idle for longer; 0 keeps them all.
 	HistoryRetention time.Duration
+	// SessionMaxMessages caps a chat session's length; 0 = no cap.
+	SessionMaxMessages int
 	// ReportQuestions shows question texts and comments in the course
 	// report.
 	ReportQuestions bool
@@ -70,25 +72,29 @@ func DefaultDataDir() string {
 // DefaultConfig holds the spec's thresholds and the service defaults.
 func DefaultConfig() Config {
 	return Config{
-		Data:             DefaultDataDir(),
-		Tutor:            tutor.DefaultConfig(),
-		Addr:             rhttp.DefaultAddr,
-		AllowedOrigins:   slices.Clone(rhttp.DefaultAllowedOrigins),
-		ChatRate:         30,
-		ChunksRate:       60,
-		TrustedProxies:   1,
-		ShutdownWait:     10 * time.Second,
-		HistoryTimeout:   5 * time.Second,
-		ReportQuestions:  true,
-		Generator:        "extractive",
-		OpenAIBaseURL:    "https://api.openai.com/v1",
-		EmbeddingModel:   "text-embedding-3-small",
-		EmbeddingDim:     1536,
-		LLMModel:         "gpt-4o-mini",
-		LLMTimeout:       30 * time.Second,
-		EmbedTimeout:     10 * time.Second,
-		QdrantCollection: "textbook_chunks",
-		QdrantTimeout:    10 * time.Second,
+		Data:           DefaultDataDir(),
+		Tutor:          tutor.DefaultConfig(),
+		Addr:           rhttp.DefaultAddr,
+		AllowedOrigins: slices.Clone(rhttp.DefaultAllowedOrigins),
+		ChatRate:       30,
+		ChunksRate:     60,
+		TrustedProxies: 1,
+		ShutdownWait:   10 * time.Second,
+		HistoryTimeout: 5 * time.Second,
+		// A long session is otherwise anyone's to grow (clients choose
+		// session ids); 10,000 messages is far more than a reader's
+		// conversation.
+		SessionMaxMessages: 10_000,
+		ReportQuestions:    true,
+		Generator:          "extractive",
+		OpenAIBaseURL:      "https://api.openai.com/v1",
+		EmbeddingModel:     "text-embedding-3-small",
+		EmbeddingDim:       1536,
+		LLMModel:           "gpt-4o-mini",
+		LLMTimeout:         30 * time.Second,
+		EmbedTimeout:       10 * time.Second,
+		QdrantCollection:   "textbook_chunks",
+		QdrantTimeout:      10 * time.Second,
 	}
 }
 
@@ -259,6 +265,7 @@ func (f *flags) service() {
 	f.str(&c.DatabaseURL, "database-url", "DATABASE_URL", "Postgres URL for chat history; empty = SQLite in the data directory")
 	f.duration(&c.HistoryTimeout, "history-timeout", "TEXTBOOK_RAG_HISTORY_TIMEOUT", "time limit of one chat-history write or read; past it the request is 503 unavailable")
 	f.retention(&c.HistoryRetention, "history-retention", "TEXTBOOK_RAG_HISTORY_RETENTION", `delete chat sessions idle for longer than this ("90d", "36h"); 0 keeps them all`)
+	f.int(&c.SessionMaxMessages, "session-max-messages", "TEXTBOOK_RAG_SESSION_MAX_MESSAGES", "most messages one chat session may hold; past it a question is 409 session_full; 0 = no cap")
 	f.duration(&c.ShutdownWait, "shutdown-timeout", "TEXTBOOK_RAG_SHUTDOWN_TIMEOUT", "how long in-flight requests may finish at shutdown")
 	f.afterParse = append(f.afterParse, func() {
 		c.AllowedOrigins = nil
@@ -282,6 +289,9 @@ func (f *flags) parse(args []string) error {
 	}
 	if f.cfg.HistoryTimeout <= 0 {
 		return usageError{fmt.Sprintf("--history-timeout is %s; it must be positive", f.cfg.HistoryTimeout)}
+	}
+	if n := f.cfg.SessionMaxMessages; n < 0 || n == 1 {
+		return usageError{fmt.Sprintf("--session-max-messages is %d; it must be 0 (no cap) or at least 2 (one exchange)", n)}
 	}
 	if f.cfg.TrustedProxies < 1 {
 		return usageError{fmt.Sprintf("--trusted-proxies is %d; it must be at least 1", f.cfg.TrustedProxies)}

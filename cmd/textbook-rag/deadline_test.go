@@ -102,7 +102,11 @@ func TestServeHistoryDeadline(t *testing.T) {
 			}
 			events, _ := io.ReadAll(sresp.Body)
 			sresp.Body.Close()
-			if !strings.Contains(string(events), "event: error\ndata: {\"error\":\"unavailable\"") || strings.Contains(string(events), "event: done") {
+			// A store that does not answer the session-cap check, made
+			// before the stream starts, gives a plain 503; one that stalls
+			// only writes gives an error event.
+			plain := sresp.StatusCode == 503 && strings.HasPrefix(string(events), `{"error":"unavailable"`)
+			if !plain && (!strings.Contains(string(events), "event: error\ndata: {\"error\":\"unavailable\"") || strings.Contains(string(events), "event: done")) {
 				t.Errorf("stream with a stalled history:\n%s", events)
 			}
 			safety.Stop()

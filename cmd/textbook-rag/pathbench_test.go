@@ -36,8 +36,12 @@ func (discardHistory) AppendExchange(context.Context, string, rag.Message, rag.M
 	return nil
 }
 func (discardHistory) Messages(context.Context, string) ([]rag.Message, error) { return nil, nil }
-func (discardHistory) Ping(context.Context) error                              { return nil }
-func (discardHistory) Close() error                                            { return nil }
+func (discardHistory) MessagesPage(context.Context, string, rag.PageQuery) (rag.MessagePage, error) {
+	return rag.MessagePage{}, nil
+}
+func (discardHistory) CheckSessionRoom(context.Context, string) error { return nil }
+func (discardHistory) Ping(context.Context) error                     { return nil }
+func (discardHistory) Close() error                                   { return nil }
 
 // BenchmarkRequestPath measures POST /api/chat of the real wiring (shared
 // textbook, or the sample book without ../shared; SQLite history and the

@@ -48,12 +48,14 @@ func (m *Main) openService(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("chat history: %w", err)
 		}
+		h.MaxSessionMessages = cfg.SessionMaxMessages
 		m.History, historyCheck = h, "postgres_connected"
 	} else {
 		h, err := sqlite.Open(octx, filepath.Join(cfg.Data, "history.db"))
 		if err != nil {
 			return fmt.Errorf("chat history: %w", err)
 		}
+		h.MaxSessionMessages = cfg.SessionMaxMessages
 		m.History = h
 	}
 	m.closers = append(m.closers, m.History.Close)

@@ -649,12 +649,21 @@
 
   // ---- history ------------------------------------------------------------------
 
+  // The server gives a session a page at a time (the latest first); older
+  // pages come on demand, through a button above the oldest message shown.
+  var HISTORY_PAGE = 100;
+
+  function historyURL(id, before) {
+    return apiBase + "/api/chat/sessions/" + encodeURIComponent(id) + "/messages?limit=" + HISTORY_PAGE +
+      (before ? "&before=" + encodeURIComponent(before) : "");
+  }
+
   function loadHistory() {
     if (state.historyLoaded || !state.session) return;
     state.historyLoaded = true;
     var id = state.session;
     var loading = addNote("Loading your conversation\u2026", "muted");
-    fetch(apiBase + "/api/chat/sessions/" + encodeURIComponent(id) + "/messages", { headers: { Accept: "application/json" } })
+    fetch(historyURL(id), { headers: { Accept: "application/json" } })
       .then(function (res) {
         if (res.status === 404) { if (state.session === id) { state.session = null; save("localStorage", SESSION_KEY, null); } return null; }
         if (!res.ok) throw new Error("HTTP " + res.status);
@@ -666,22 +675,9 @@
           if (!log.children.length) showEmpty();
           return;
         }
-        var frag = document.createDocumentFragment();
         var before = log.firstChild;
         clearEmpty();
-        var quotes = loadQuotes(id), asked = -1, question = "";
-        data.messages.forEach(function (m) {
-          if (m.role === "user") {
-            asked++;
-            question = m.content || "";
-            frag.appendChild(userMessage(question, quoteFor(quotes, asked, question)));
-            return;
-          }
-          var a = addAssistant();
-          if (m.was_refusal) showRefusal(a, m.content, m.refusal_reason, question);
-          else { showAnswer(a, m.content, m.sources); addFeedback(a, m.id); }
-          frag.appendChild(a.el);
-        });
+        var frag = historyFragment(id, data);
         log.insertBefore(frag, before && before.parentNode === log ? before : null);
         if (state.returnTo != null) log.scrollTop = state.returnTo; else scrollDown(true);
         state.returnTo = null;
@@ -690,6 +686,57 @@
         loading.remove();
         addNote("Your earlier conversation could not be loaded. New questions still work.", "error");
       });
+  }
+
+  // historyFragment renders a page of messages, preceded by the button
+  // that loads the page before it when there is one. Quotes are matched
+  // by a question's position in the session, known only when the page
+  // starts the session.
+  function historyFragment(id, data) {
+    var frag = document.createDocumentFragment();
+    var more = data.has_more && data.next_before;
+    if (more) frag.appendChild(earlierButton(id, data.next_before));
+    var quotes = more ? [] : loadQuotes(id), asked = -1, question = "";
+    data.messages.forEach(function (m) {
+      if (m.role === "user") {
+        asked++;
+        question = m.content || "";
+        frag.appendChild(userMessage(question, quoteFor(quotes, asked, question)));
+        return;
+      }
+      var a = addAssistant();
+      if (m.was_refusal) showRefusal(a, m.content, m.refusal_reason, question);
+      else { showAnswer(a, m.content, m.sources); addFeedback(a, m.id); }
+      frag.appendChild(a.el);
+    });
+    return frag;
+  }
+
+  function earlierButton(id, cursor) {
+    var b = el("button", { type: "button", class: "earlier", text: "Show earlier messages" });
+    b.addEventListener("click", function () {
+      b.disabled = true;
+      b.textContent = "Loading earlier messages\u2026";
+      fetch(historyURL(id, cursor), { headers: { Accept: "application/json" } })
+        .then(function (res) {
+          if (!res.ok) throw new Error("HTTP " + res.status);
+          return res.json();
+        })
+        .then(function (data) {
+          if (state.session !== id || !b.parentNode) return;
+          // Keep the messages on screen where they are.
+          var height = log.scrollHeight;
+          var frag = historyFragment(id, data || { messages: [] });
+          log.insertBefore(frag, b);
+          b.remove();
+          log.scrollTop += log.scrollHeight - height;
+        })
+        .catch(function () {
+          b.disabled = false;
+          b.textContent = "Earlier messages could not be loaded. Try again";
+        });
+    });
+    return b;
   }
 
   // The server keeps a question but not the selection it was about, so the
@@ -859,7 +906,7 @@
         : "Too many questions \u2014 try again in a moment.";
     } else if (res.status >= 500) {
       err.userMessage = "The tutor is having trouble right now (error " + res.status + "). Please try again in a moment.";
-    } else if (res.status === 400 || res.status === 413 || res.status === 422) {
+    } else if (res.status === 400 || res.status === 409 || res.status === 413 || res.status === 422) {
       err.userMessage = serverMsg || "The tutor could not accept that question.";
     } else {
       err.userMessage = "The tutor could not answer (error " + res.status + ")." + (serverMsg ? " " + serverMsg : "");
