@@ -64,8 +64,12 @@ func Current(dir string, book rag.Book, options string) bool {
 }
 
 // Save writes the index unless the directory already holds the same book
-// built the same way; it reports whether it wrote.
-func Save(dir string, book rag.Book, chunks []rag.Chunk, options string) (bool, error) {
+// built the same way; it reports whether it wrote. A ctx done before the
+// new index replaces the old one (SIGTERM during ingest) leaves the old.
+func Save(ctx context.Context, dir string, book rag.Book, chunks []rag.Chunk, options string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("save index: %w", err)
+	}
 	if Current(dir, book, options) {
 		return false, nil
 	}
@@ -90,6 +94,9 @@ func Save(dir string, book rag.Book, chunks []rag.Chunk, options string) (bool, 
 		return false, fmt.Errorf("save index: %w", err)
 	}
 	if err := tmp.Close(); err != nil {
+		return false, fmt.Errorf("save index: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("save index: %w", err)
 	}
 	if err := os.Rename(tmp.Name(), filepath.Join(dir, FileName)); err != nil {

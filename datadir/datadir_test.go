@@ -21,13 +21,13 @@ func TestSaveLoad(t *testing.T) {
 		{ID: "2", ModuleID: "m", ChapterID: "b", Text: "two"},
 		{ID: "3", ModuleID: "", ChapterID: "intro", Text: "three"},
 	}
-	wrote, err := Save(dir, book, chunks, "opts")
+	wrote, err := Save(t.Context(), dir, book, chunks, "opts")
 	if err != nil || !wrote {
 		t.Fatalf("Save = %v, %v; want a write", wrote, err)
 	}
 	info1, _ := os.Stat(filepath.Join(dir, FileName))
 
-	wrote, err = Save(dir, book, chunks, "opts")
+	wrote, err = Save(t.Context(), dir, book, chunks, "opts")
 	if err != nil || wrote {
 		t.Fatalf("Save of an unchanged book = %v, %v; want no write", wrote, err)
 	}
@@ -37,7 +37,7 @@ func TestSaveLoad(t *testing.T) {
 	}
 
 	book.Hash = "h2"
-	if wrote, err = Save(dir, book, chunks[:1], "opts"); err != nil || !wrote {
+	if wrote, err = Save(t.Context(), dir, book, chunks[:1], "opts"); err != nil || !wrote {
 		t.Fatalf("Save of a changed book = %v, %v; want a write", wrote, err)
 	}
 	ix, err := Load(dir)

@@ -114,6 +114,10 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (rag.Book, []rag.Chunk,
 			opts.Progress(i+1, len(t.Chapters), c.File)
 		}
 	}
+	// A signal during the last chapter still stops the load.
+	if err := ctx.Err(); err != nil {
+		return rag.Book{}, nil, err
+	}
 	return book, chunks, nil
 }
 

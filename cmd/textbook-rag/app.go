@@ -86,7 +86,7 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done,
 	if err != nil {
 		return rag.Book{}, 0, false, fmt.Errorf("ingest: %w", err)
 	}
-	wrote, err := datadir.Save(cfg.Data, book, chunks, chunkOptions())
+	wrote, err := datadir.Save(ctx, cfg.Data, book, chunks, chunkOptions())
 	if err != nil {
 		return rag.Book{}, 0, false, err
 	}

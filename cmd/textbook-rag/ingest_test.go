@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/textbook-rag/rag/datadir"
 )
 
 // Ingest hears SIGINT/SIGTERM through its context: a cancelled context
@@ -60,5 +64,33 @@ func TestScopeListsNestedModules(t *testing.T) {
 	want := "Module 1: The Robotic Nervous System (ROS 2) | Module 2: Sensors and Perception for Humanoid Robots | Module 3: The AI-Robot Brain (NVIDIA Isaac™) | Module 4: Vision-Language-Action (VLA)"
 	if got != want {
 		t.Errorf("scope %q, want %q", got, want)
+	}
+}
+
+// A signal that arrives while the last page is chunked stops ingest
+// before it writes the index: the command fails and the data dir keeps
+// no index.
+func TestIngestCancelledOnLastFileWritesNoIndex(t *testing.T) {
+	docs := t.TempDir()
+	for _, name := range []string{"a.md", "b.md"} {
+		if err := os.WriteFile(filepath.Join(docs, name), []byte("# "+name+"\n\nA page.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.Docs, cfg.Data = docs, filepath.Join(t.TempDir(), "data")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	progress := func(done, total int, path string) {
+		if done == total {
+			cancel()
+		}
+	}
+	_, _, wrote, err := ingest(ctx, cfg, io.Discard, progress)
+	if !errors.Is(err, context.Canceled) || wrote {
+		t.Errorf("ingest = wrote %v, %v; want context.Canceled and no write", wrote, err)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Data, datadir.FileName)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("index after a cancelled ingest: %v, want none", err)
 	}
 }
