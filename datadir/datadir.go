@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/textbook-rag/rag"
 )
@@ -70,6 +71,7 @@ func Save(ctx context.Context, dir string, book rag.Book, chunks []rag.Chunk, op
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("save index: %w", err)
 	}
+	removeStale(dir, StaleAge)
 	if Current(dir, book, options) {
 		return false, nil
 	}
@@ -103,6 +105,25 @@ func Save(ctx context.Context, dir string, book rag.Book, chunks []rag.Chunk, op
 		return false, fmt.Errorf("save index: %w", err)
 	}
 	return true, nil
+}
+
+// StaleAge is how old a temp file of the index must be to be removed: a
+// writer killed mid-write (kill -9, power loss) leaves one behind, while a
+// live writer finishes in seconds.
+const StaleAge = 10 * time.Minute
+
+// removeStale removes the index temp files older than age, left by
+// writers that died; it is best effort, a file it cannot remove stays.
+func removeStale(dir string, age time.Duration) {
+	paths, err := filepath.Glob(filepath.Join(dir, FileName+".*.tmp"))
+	if err != nil {
+		return
+	}
+	for _, p := range paths {
+		if info, err := os.Lstat(p); err == nil && info.Mode().IsRegular() && time.Since(info.ModTime()) > age {
+			os.Remove(p)
+		}
+	}
 }
 
 // ListChunks returns the chunks of a module (and chapter), in book order.

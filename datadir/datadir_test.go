@@ -3,9 +3,11 @@ package datadir
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/textbook-rag/rag"
 )
@@ -94,5 +96,46 @@ func TestCorruptIndex(t *testing.T) {
 	}
 	if _, err := Load(dir); err == nil {
 		t.Fatal("Load of a corrupt index succeeded")
+	}
+}
+
+// A writer killed during the index write leaves its temp file; the next
+// Save removes those old enough to belong to no live writer and keeps a
+// fresh one (another writer may be writing it now).
+func TestSaveRemovesStaleTempFiles(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, FileName+".123.tmp")
+	fresh := filepath.Join(dir, FileName+".456.tmp")
+	other := filepath.Join(dir, "notes.tmp")
+	for _, p := range []string{stale, fresh, other} {
+		if err := os.WriteFile(p, []byte("{"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{stale, other} {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	book := rag.Book{Title: "B", Hash: "h1"}
+	for range 2 { // the second Save writes nothing and still cleans up
+		if _, err := Save(t.Context(), dir, book, nil, "opts"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("stale temp file: %v, want removed", err)
+		}
+		for _, p := range []string{fresh, other} {
+			if _, err := os.Stat(p); err != nil {
+				t.Errorf("%s: %v, want kept", filepath.Base(p), err)
+			}
+		}
+		if err := os.WriteFile(stale, []byte("{"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(stale, old, old); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
