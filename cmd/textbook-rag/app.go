@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/datadir"
@@ -69,10 +71,29 @@ func chunkOptions() string {
 	return fmt.Sprintf("chunker=%s target=%d max=%d min=%d overlap=%d", markdown.Version, o.TargetTokens, o.MaxTokens, o.MinTokens, o.OverlapTokens)
 }
 
+// bookSource names the configured book in the index: the folder's
+// absolute path, or the sample's name.
+func bookSource(cfg Config) string {
+	if cfg.Docs == "" {
+		return datadir.SampleSource
+	}
+	if abs, err := filepath.Abs(cfg.Docs); err == nil {
+		return abs
+	}
+	return cfg.Docs
+}
+
+// writerWait is how long an ingest that a command runs on its own (serve,
+// ask, report...) waits for another process writing the index: replicas
+// of one book starting together wait for the first instead of failing.
+const writerWait = 30 * time.Second
+
 // ingest reads the book and replaces the data dir's index when the book
 // changed; files left out of the book are reported to warn. progress may
-// be nil. A cancelled ctx (SIGINT, SIGTERM) stops it.
-func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done, total int, path string)) (rag.Book, int, bool, error) {
+// be nil. A cancelled ctx (SIGINT, SIGTERM) stops it. replace is the
+// explicit ingest command's: it may replace the index of another book
+// (with a warning) and fails at once when another process is writing.
+func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done, total int, path string), replace bool) (rag.Book, int, bool, error) {
 	fsys, _, err := bookFS(cfg)
 	if err != nil {
 		return rag.Book{}, 0, false, err
@@ -86,7 +107,14 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done,
 	if err != nil {
 		return rag.Book{}, 0, false, fmt.Errorf("ingest: %w", err)
 	}
-	wrote, err := datadir.Save(ctx, cfg.Data, book, chunks, chunkOptions())
+	so := datadir.SaveOptions{Options: chunkOptions(), Source: bookSource(cfg), Replace: replace}
+	if !replace {
+		so.Wait = writerWait
+	}
+	so.Replaced = func(old string) {
+		fmt.Fprintf(warn, "textbook-rag: warning: %s held the index of another book (%s): replacing it\n", cfg.Data, old)
+	}
+	wrote, err := datadir.Save(ctx, cfg.Data, book, chunks, so)
 	if err != nil {
 		return rag.Book{}, 0, false, err
 	}
@@ -107,7 +135,7 @@ func (m *Main) Open(ctx context.Context, ensure bool) error {
 func (m *Main) open(ctx context.Context, ensure bool) error {
 	cfg := m.Config
 	if ensure {
-		if _, _, _, err := ingest(ctx, cfg, m.stderr, nil); err != nil {
+		if _, _, _, err := ingest(ctx, cfg, m.stderr, nil, false); err != nil {
 			return err
 		}
 	}

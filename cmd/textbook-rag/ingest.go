@@ -32,7 +32,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	start := time.Now()
-	book, n, wrote, err := ingest(ctx, cfg, stderr, progress)
+	book, n, wrote, err := ingest(ctx, cfg, stderr, progress, true)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -86,11 +87,50 @@ func TestIngestCancelledOnLastFileWritesNoIndex(t *testing.T) {
 			cancel()
 		}
 	}
-	_, _, wrote, err := ingest(ctx, cfg, io.Discard, progress)
+	_, _, wrote, err := ingest(ctx, cfg, io.Discard, progress, true)
 	if !errors.Is(err, context.Canceled) || wrote {
 		t.Errorf("ingest = wrote %v, %v; want context.Canceled and no write", wrote, err)
 	}
 	if _, err := os.Stat(filepath.Join(cfg.Data, datadir.FileName)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("index after a cancelled ingest: %v, want none", err)
+	}
+}
+
+// Two books on one data directory: serve (and every command that ingests
+// on its own) refuses to replace the other book's index with a message
+// that says what to do; the ingest command replaces it with a warning.
+func TestAnotherBookOnTheDataDir(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	var books [2]string
+	for i := range books {
+		books[i] = t.TempDir()
+		page := fmt.Sprintf("# Book %d\n\nA page of book %d.\n", i, i)
+		if err := os.WriteFile(filepath.Join(books[i], "a.md"), []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(t.Context(), []string{"ingest", "--docs", books[0], "--data", data}, &stdout, &stderr); code != 0 {
+		t.Fatalf("ingest of the first book: exit %d, %s", code, &stderr)
+	}
+	cfg := DefaultConfig()
+	cfg.Docs, cfg.Data = books[1], data
+	m := NewMain(cfg, io.Discard)
+	err := m.OpenService(t.Context())
+	if err == nil {
+		m.Close()
+	}
+	if want := "holds the index of another book (" + books[0] + ")"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("serve of the second book = %v, want %q", err, want)
+	}
+	if ix, _ := datadir.Load(data); ix == nil || ix.Source != books[0] {
+		t.Fatalf("the first book's index was replaced")
+	}
+	stderr.Reset()
+	if code := run(t.Context(), []string{"ingest", "--docs", books[1], "--data", data}, &stdout, &stderr); code != 0 || !strings.Contains(stderr.String(), "held the index of another book ("+books[0]+"): replacing it") {
+		t.Fatalf("ingest of the second book: exit %d, stderr %q", code, &stderr)
+	}
+	if ix, _ := datadir.Load(data); ix == nil || ix.Source != books[1] {
+		t.Errorf("ingest did not replace the index")
 	}
 }
