@@ -65,3 +65,37 @@ func TestOnlyRegularFiles(t *testing.T) {
 		t.Errorf("warning for the FIFO = %q", w["m/pipe.md"])
 	}
 }
+
+// A _category_.json that is a symbolic link or a FIFO is left out with a
+// warning, as a page would be.
+func TestCategoryNotRegularWarned(t *testing.T) {
+	tests := []struct {
+		name string
+		make func(p string) error
+		want string
+	}{
+		{"symbolic link", func(p string) error { return os.Symlink("/etc/hostname", p) }, "symbolic link"},
+		{"FIFO", func(p string) error { return syscall.Mkfifo(p, 0o644) }, "named pipe"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			book := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(book, "m"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(book, "m", "a.md"), []byte("# A\n\nA page about robots.\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.make(filepath.Join(book, "m", "_category_.json")); err != nil {
+				t.Fatal(err)
+			}
+			w := warnings{}
+			if _, _, err := Load(t.Context(), os.DirFS(book), w.opts()); err != nil {
+				t.Fatal(err)
+			}
+			if msg := w["m/_category_.json"]; !strings.Contains(msg, "skipped") || !strings.Contains(msg, tt.want) {
+				t.Errorf("warning = %q, want skipped: %s", msg, tt.want)
+			}
+		})
+	}
+}

@@ -154,7 +154,7 @@ func walkBook(ctx context.Context, fsys fs.FS, opts Options) ([]string, map[stri
 			return nil
 		}
 		if !d.Type().IsRegular() {
-			if !hidden(name) {
+			if !hidden(name) || isCategory {
 				opts.warn(p, fmt.Errorf("%w: %s", errSkipped, kindOf(d.Type())))
 			}
 			return nil

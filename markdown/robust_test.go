@@ -42,6 +42,39 @@ func TestOversizedFileSkipped(t *testing.T) {
 	}
 }
 
+// A file the loader cannot use is left out with a warning and the rest of
+// the book is read, whatever the reason: a page over the size limit, a
+// page that is not UTF-8, a _category_.json over the limit.
+func TestUnreadableFilesSkipped(t *testing.T) {
+	page := []byte("# A\n\nA page of ordinary size about robots.\n")
+	tests := []struct {
+		name, file, want string
+		data             []byte
+	}{
+		{"oversized page", "m/big.md", "larger than the limit of 1000 bytes", []byte("# Big\n\n" + strings.Repeat("robot ", 500))},
+		{"invalid UTF-8 page", "m/bad.md", "not valid UTF-8", []byte("# Bad\n\nLatin-1 caf\xe9 \xff\xfe\n")},
+		{"oversized _category_.json", "m/_category_.json", "larger than the limit of 1000 bytes", []byte(`{"label": "` + strings.Repeat("x", 2000) + `"}`)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := warnings{}
+			o := w.opts()
+			o.MaxFileBytes = 1000
+			book := fstest.MapFS{"m/a.md": {Data: page}, tt.file: {Data: tt.data}}
+			_, chunks, err := Load(t.Context(), book, o)
+			if err != nil {
+				t.Fatalf("Load = %v, want the file skipped and the book read", err)
+			}
+			if len(chunks) == 0 || chunks[0].ChapterPath != "m/a" || chunks[len(chunks)-1].ChapterPath != "m/a" {
+				t.Errorf("chunks %+v, want m/a's only", chunks)
+			}
+			if msg := w[tt.file]; !strings.Contains(msg, "skipped") || !strings.Contains(msg, tt.want) {
+				t.Errorf("warning for %s = %q, want skipped: %s", tt.file, msg, tt.want)
+			}
+		})
+	}
+}
+
 func TestLineEndingsAndControlCharacters(t *testing.T) {
 	body := "# Title\n\nIntro of the page about sensors and motors.\n\n## Sensors\n\nA camera \x00sees\x1b[31m light.\f Lidar\x7f measures range.\u0085\n\n## Motors\n\nA motor turns.\n"
 	book := fstest.MapFS{
