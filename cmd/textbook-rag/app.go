@@ -65,6 +65,19 @@ func bookFS(cfg Config) (fs.FS, string, error) {
 	return os.DirFS(cfg.Docs), cfg.Docs, nil
 }
 
+// readBook reads the configured book into memory, once: a folder through
+// markdown.ReadDir (inside the folder, no links followed, no FIFO waited
+// on), or the built-in sample.
+func readBook(ctx context.Context, cfg Config, opts markdown.Options) (fs.FS, error) {
+	if cfg.Docs == "" {
+		return markdown.ReadFS(ctx, sample.Docs(), opts)
+	}
+	if _, _, err := bookFS(cfg); err != nil {
+		return nil, err
+	}
+	return markdown.ReadDir(ctx, cfg.Docs, opts)
+}
+
 // chunkOptions fingerprints the chunker settings stored with an index.
 func chunkOptions() string {
 	o := markdown.DefaultOptions()
@@ -94,14 +107,14 @@ const writerWait = 30 * time.Second
 // explicit ingest command's: it may replace the index of another book
 // (with a warning) and fails at once when another process is writing.
 func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done, total int, path string), replace bool) (rag.Book, int, bool, error) {
-	fsys, _, err := bookFS(cfg)
-	if err != nil {
-		return rag.Book{}, 0, false, err
-	}
 	opts := markdown.DefaultOptions()
 	opts.Progress = progress
 	opts.Warn = func(path string, err error) {
 		fmt.Fprintf(warn, "textbook-rag: warning: %s: %v\n", path, err)
+	}
+	fsys, err := readBook(ctx, cfg, opts)
+	if err != nil {
+		return rag.Book{}, 0, false, fmt.Errorf("ingest: %w", err)
 	}
 	book, chunks, err := markdown.Load(ctx, fsys, opts)
 	if err != nil {
