@@ -32,7 +32,10 @@ type Main struct {
 	// embedder's calls.
 	Metrics *rhttp.Metrics
 
-	Index   *datadir.Index
+	Index *datadir.Index
+	// Files is the book as read at start, in memory (nil when the index
+	// was only loaded): the reader's pages are built from it.
+	Files   fs.FS
 	Lexical *lexical.Index
 	Tutor   *tutor.Tutor
 
@@ -101,12 +104,21 @@ func bookSource(cfg Config) string {
 // of one book starting together wait for the first instead of failing.
 const writerWait = 30 * time.Second
 
+// ingested is one read of the book: the files as read, in memory, and the
+// index built from them. What a command serves comes from both, so the
+// pages and the answers show the same version of the book.
+type ingested struct {
+	Files fs.FS
+	Index *datadir.Index
+	Wrote bool // the data dir's index was replaced
+}
+
 // ingest reads the book and replaces the data dir's index when the book
 // changed; files left out of the book are reported to warn. progress may
 // be nil. A cancelled ctx (SIGINT, SIGTERM) stops it. replace is the
 // explicit ingest command's: it may replace the index of another book
 // (with a warning) and fails at once when another process is writing.
-func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done, total int, path string), replace bool) (rag.Book, int, bool, error) {
+func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done, total int, path string), replace bool) (ingested, error) {
 	opts := markdown.DefaultOptions()
 	opts.Progress = progress
 	opts.Warn = func(path string, err error) {
@@ -114,11 +126,11 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done,
 	}
 	fsys, err := readBook(ctx, cfg, opts)
 	if err != nil {
-		return rag.Book{}, 0, false, fmt.Errorf("ingest: %w", err)
+		return ingested{}, fmt.Errorf("ingest: %w", err)
 	}
 	book, chunks, err := markdown.Load(ctx, fsys, opts)
 	if err != nil {
-		return rag.Book{}, 0, false, fmt.Errorf("ingest: %w", err)
+		return ingested{}, fmt.Errorf("ingest: %w", err)
 	}
 	so := datadir.SaveOptions{Options: chunkOptions(), Source: bookSource(cfg), Replace: replace}
 	if !replace {
@@ -129,10 +141,14 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done,
 	}
 	wrote, err := datadir.Save(ctx, cfg.Data, book, chunks, so)
 	if err != nil {
-		return rag.Book{}, 0, false, err
+		return ingested{}, err
 	}
-	return book, len(chunks), wrote, nil
+	return ingested{Files: fsys, Index: &datadir.Index{Book: book, Chunks: chunks, Options: so.Options, Source: so.Source}, Wrote: wrote}, nil
 }
+
+// afterBookRead, set by tests, runs when the book has been read at start:
+// whatever changes the book then must not show in what is served.
+var afterBookRead func()
 
 // Open makes sure the index is current (ingesting the book when it is
 // missing or changed, when ensure is set) and builds the tutor over its
@@ -148,21 +164,32 @@ func (m *Main) Open(ctx context.Context, ensure bool) error {
 func (m *Main) open(ctx context.Context, ensure bool) error {
 	cfg := m.Config
 	if ensure {
-		if _, _, _, err := ingest(ctx, cfg, m.stderr, nil, false); err != nil {
+		// The index is the one built from this read, not the data dir's
+		// file, which another process may replace meanwhile.
+		in, err := ingest(ctx, cfg, m.stderr, nil, false)
+		if err != nil {
 			return err
 		}
+		if afterBookRead != nil {
+			afterBookRead()
+		}
+		m.Files, m.Index = in.Files, in.Index
+	} else {
+		ix, err := datadir.Load(cfg.Data)
+		if errors.Is(err, datadir.ErrNoIndex) {
+			return fmt.Errorf("%w: run `textbook-rag ingest --data %s` first", err, cfg.Data)
+		}
+		if err != nil {
+			return err
+		}
+		m.Index = ix
 	}
-	ix, err := datadir.Load(cfg.Data)
-	if errors.Is(err, datadir.ErrNoIndex) {
-		return fmt.Errorf("%w: run `textbook-rag ingest --data %s` first", err, cfg.Data)
-	}
-	if err != nil {
-		return err
-	}
-	m.Index, m.Lexical = ix, lexical.New(ix.Chunks)
+	ix := m.Index
+	m.Lexical = lexical.New(ix.Chunks)
 
 	scope := tutor.DefaultScope()
 	if cfg.ScopePatterns != "" {
+		var err error
 		if scope, err = tutor.LoadScope(cfg.ScopePatterns); err != nil {
 			return err
 		}

@@ -87,9 +87,9 @@ func TestIngestCancelledOnLastFileWritesNoIndex(t *testing.T) {
 			cancel()
 		}
 	}
-	_, _, wrote, err := ingest(ctx, cfg, io.Discard, progress, true)
-	if !errors.Is(err, context.Canceled) || wrote {
-		t.Errorf("ingest = wrote %v, %v; want context.Canceled and no write", wrote, err)
+	in, err := ingest(ctx, cfg, io.Discard, progress, true)
+	if !errors.Is(err, context.Canceled) || in.Wrote {
+		t.Errorf("ingest = wrote %v, %v; want context.Canceled and no write", in.Wrote, err)
 	}
 	if _, err := os.Stat(filepath.Join(cfg.Data, datadir.FileName)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("index after a cancelled ingest: %v, want none", err)
