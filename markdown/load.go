@@ -109,7 +109,7 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (rag.Book, []rag.Chunk,
 			return rag.Book{}, nil, err
 		}
 		ch := parseChapter(c)
-		chunks = append(chunks, ch.chunks(moduleTitle[c.ModuleID], opts)...)
+		chunks = append(chunks, ch.chunks(ctx, moduleTitle[c.ModuleID], opts)...)
 		if opts.Progress != nil {
 			opts.Progress(i+1, len(t.Chapters), c.File)
 		}

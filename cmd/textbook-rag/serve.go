@@ -63,6 +63,7 @@ func (m *Main) openService(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reader's page: %w", err)
 	}
+	m.Files = nil // the pages hold what they show; the raw files can go
 
 	m.Server = rhttp.NewServer(rhttp.Config{
 		Addr:             cfg.Addr,
