@@ -122,7 +122,7 @@ func Save(ctx context.Context, dir string, book rag.Book, chunks []rag.Chunk, o 
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("save index: %w", err)
 	}
-	removeStale(dir, StaleAge)
+	cleanTemp(dir)
 	if Current(dir, book, o.Options) {
 		return false, nil
 	}
@@ -195,6 +195,22 @@ func lockWithin(ctx context.Context, dir string, wait time.Duration) (*Lock, err
 // live writer finishes in seconds.
 const StaleAge = 10 * time.Minute
 
+// cleanTemp removes the temp files writers killed mid-write left behind.
+// Writers create them only under the lock, so when the lock is free every
+// one is stale; when another process holds it, only the old ones are.
+func cleanTemp(dir string) {
+	if _, err := os.Stat(dir); err != nil {
+		return
+	}
+	lock, err := TryLock(dir)
+	if err != nil || !locking {
+		removeStale(dir, StaleAge)
+		return
+	}
+	removeStale(dir, 0)
+	lock.Unlock()
+}
+
 // removeStale removes the index temp files older than age, left by
 // writers that died; it is best effort, a file it cannot remove stays.
 func removeStale(dir string, age time.Duration) {
@@ -203,7 +219,7 @@ func removeStale(dir string, age time.Duration) {
 		return
 	}
 	for _, p := range paths {
-		if info, err := os.Lstat(p); err == nil && info.Mode().IsRegular() && time.Since(info.ModTime()) > age {
+		if info, err := os.Lstat(p); err == nil && info.Mode().IsRegular() && time.Since(info.ModTime()) >= age {
 			os.Remove(p)
 		}
 	}

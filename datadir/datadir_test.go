@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,10 +103,14 @@ func TestCorruptIndex(t *testing.T) {
 }
 
 // A writer killed during the index write leaves its temp file; the next
-// Save removes those old enough to belong to no live writer and keeps a
-// fresh one (another writer may be writing it now).
+// Save removes it. While another process holds the lock (it may be writing
+// its temp file now) only those old enough to belong to no live writer go.
 func TestSaveRemovesStaleTempFiles(t *testing.T) {
 	dir := t.TempDir()
+	book := rag.Book{Title: "B", Hash: "h1"}
+	if _, err := Save(t.Context(), dir, book, nil, SaveOptions{Options: "opts"}); err != nil {
+		t.Fatal(err)
+	}
 	stale := filepath.Join(dir, FileName+".123.tmp")
 	fresh := filepath.Join(dir, FileName+".456.tmp")
 	other := filepath.Join(dir, "notes.tmp")
@@ -122,25 +125,26 @@ func TestSaveRemovesStaleTempFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	book := rag.Book{Title: "B", Hash: "h1"}
-	for range 2 { // the second Save writes nothing and still cleans up
-		if _, err := Save(t.Context(), dir, book, nil, SaveOptions{Options: "opts"}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("stale temp file: %v, want removed", err)
-		}
-		for _, p := range []string{fresh, other} {
-			if _, err := os.Stat(p); err != nil {
-				t.Errorf("%s: %v, want kept", filepath.Base(p), err)
-			}
-		}
-		if err := os.WriteFile(stale, []byte("{"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(stale, old, old); err != nil {
-			t.Fatal(err)
-		}
+	exists := func(p string) bool {
+		_, err := os.Stat(p)
+		return err == nil
+	}
+	writer, err := TryLock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wrote, err := Save(t.Context(), dir, book, nil, SaveOptions{Options: "opts"}); err != nil || wrote {
+		t.Fatalf("Save of the current book = %v, %v", wrote, err)
+	}
+	if exists(stale) || !exists(fresh) || !exists(other) {
+		t.Errorf("with the lock held: stale %v, fresh %v, other %v; want only the stale temp file removed", exists(stale), exists(fresh), exists(other))
+	}
+	writer.Unlock()
+	if _, err := Save(t.Context(), dir, book, nil, SaveOptions{Options: "opts"}); err != nil {
+		t.Fatal(err)
+	}
+	if exists(fresh) || !exists(other) {
+		t.Errorf("with the lock free: fresh %v, other %v; want every index temp file removed, nothing else", exists(fresh), exists(other))
 	}
 }
 

@@ -5,6 +5,9 @@ package datadir
 // LockName is the file in a data directory that writers lock.
 const LockName = "lock"
 
+// locking says whether TryLock excludes other writers.
+const locking = false
+
 // Lock is a no-op where flock does not exist: writers are not excluded.
 type Lock struct{}
 

@@ -15,6 +15,9 @@ import (
 // LockName is the file in a data directory that writers lock.
 const LockName = "lock"
 
+// locking says whether TryLock excludes other writers.
+const locking = true
+
 // Lock is a writer's exclusive hold on a data directory: an flock on its
 // lock file, released by Unlock or by the process's death (kill -9
 // included), so a crashed writer never leaves the directory locked.
