@@ -3,6 +3,7 @@
 package markdown
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,23 +47,35 @@ func TestOnlyRegularFiles(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w := warnings{}
-	_, chunks, err := Load(t.Context(), os.DirFS(book), w.opts())
-	if err != nil {
-		t.Fatal(err)
+	readers := map[string]func(Options) (fs.FS, error){
+		"os.DirFS": func(Options) (fs.FS, error) { return os.DirFS(book), nil },
+		"ReadDir":  func(o Options) (fs.FS, error) { return ReadDir(t.Context(), book, o) },
 	}
-	for _, c := range chunks {
-		if c.ChapterPath != "m/a" || strings.Contains(c.Text, "PASSWORD") {
-			t.Errorf("read %s", c.ChapterPath)
-		}
-	}
-	for _, p := range []string{"leak.md", "zero.md", "m/dir", "m/rel.md", "hosts.mdx"} {
-		if !strings.Contains(w[p], "symbolic link") {
-			t.Errorf("warning for %s = %q", p, w[p])
-		}
-	}
-	if !strings.Contains(w["m/pipe.md"], "named pipe") {
-		t.Errorf("warning for the FIFO = %q", w["m/pipe.md"])
+	for name, read := range readers {
+		t.Run(name, func(t *testing.T) {
+			w := warnings{}
+			fsys, err := read(w.opts())
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, chunks, err := Load(t.Context(), fsys, w.opts())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range chunks {
+				if c.ChapterPath != "m/a" || strings.Contains(c.Text, "PASSWORD") {
+					t.Errorf("read %s", c.ChapterPath)
+				}
+			}
+			for _, p := range []string{"leak.md", "zero.md", "m/dir", "m/rel.md", "hosts.mdx"} {
+				if !strings.Contains(w[p], "symbolic link") {
+					t.Errorf("warning for %s = %q", p, w[p])
+				}
+			}
+			if !strings.Contains(w["m/pipe.md"], "named pipe") {
+				t.Errorf("warning for the FIFO = %q", w["m/pipe.md"])
+			}
+		})
 	}
 }
 
