@@ -129,6 +129,11 @@ func walkBook(ctx context.Context, fsys fs.FS, opts Options) ([]string, map[stri
 	var pages []string
 	categories := map[string]string{} // folder -> its _category_.json
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil && p != "." && errors.Is(err, fs.ErrNotExist) {
+			// Removed since its folder was listed: the book is being edited.
+			opts.warn(p, fmt.Errorf("%w: removed while the book was read", errSkipped))
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("read %s: %w", p, err)
 		}

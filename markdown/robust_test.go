@@ -3,6 +3,7 @@ package markdown
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -267,4 +268,47 @@ func fstestPathOK(p string) bool {
 		}
 	}
 	return true
+}
+
+// vanishingFS is a book whose folder gone was removed between listing its
+// parent and reading it.
+type vanishingFS struct {
+	fstest.MapFS
+	gone string
+}
+
+func (v vanishingFS) Open(name string) (fs.File, error) {
+	if name == v.gone || strings.HasPrefix(name, v.gone+"/") {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return v.MapFS.Open(name)
+}
+
+func (v vanishingFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if name == v.gone {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	return v.MapFS.ReadDir(name)
+}
+
+// A folder removed while the book is read is left out with a warning;
+// the rest of the book is read.
+func TestFolderRemovedDuringRead(t *testing.T) {
+	book := vanishingFS{MapFS: fstest.MapFS{
+		"a.md":   {Data: []byte("# A\n\nA page about robots.\n")},
+		"m/b.md": {Data: []byte("# B\n\nA page about sensors.\n")},
+	}, gone: "m"}
+	w := warnings{}
+	_, chunks, err := Load(t.Context(), book, w.opts())
+	if err != nil {
+		t.Fatalf("Load = %v, want the folder skipped", err)
+	}
+	for _, c := range chunks {
+		if c.ChapterPath != "a" {
+			t.Errorf("read %s", c.ChapterPath)
+		}
+	}
+	if msg := w["m"]; !strings.Contains(msg, "removed while the book was read") {
+		t.Errorf("warning for m = %q", msg)
+	}
 }
