@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/textbook-rag/rag"
 )
@@ -30,6 +31,8 @@ type Index struct {
 	Chunks  []rag.Chunk `json:"chunks"`
 	// Options fingerprints the chunking options the index was built with.
 	Options string `json:"options"`
+	// Source names the book the index was built from (SaveOptions.Source).
+	Source string `json:"source,omitempty"`
 }
 
 var _ rag.ChunkLister = (*Index)(nil)
@@ -63,16 +66,85 @@ func Current(dir string, book rag.Book, options string) bool {
 	return err == nil && ix.Book.Hash == book.Hash && ix.Options == options
 }
 
-// Save writes the index unless the directory already holds the same book
-// built the same way; it reports whether it wrote.
-func Save(dir string, book rag.Book, chunks []rag.Chunk, options string) (bool, error) {
-	if Current(dir, book, options) {
-		return false, nil
+// SampleSource is the Source of the book built into the binary. Its
+// index is what a first try leaves in the default data directory, so any
+// book may replace it.
+const SampleSource = "builtin:sample"
+
+// SaveOptions say how an index was built and how Save treats the one in
+// place.
+type SaveOptions struct {
+	// Options fingerprints the chunking options.
+	Options string
+	// Source names the book: its folder's absolute path, or SampleSource.
+	Source string
+	// Replace lets the index of another book be replaced (an explicit
+	// ingest); without it Save fails with *OtherBookError.
+	Replace bool
+	// Wait is how long Save waits for another writer's lock before it
+	// fails with *BusyError: replicas of one book starting together each
+	// wait for the first, then find its index current.
+	Wait time.Duration
+	// Replaced, when set, hears of the other book whose index is replaced.
+	Replaced func(source string)
+}
+
+// OtherBookError is Save's refusal to replace the index of another book.
+type OtherBookError struct {
+	Dir, Have, Want string
+}
+
+func (e *OtherBookError) Error() string {
+	return fmt.Sprintf("data directory %s holds the index of another book (%s), not of %s: give each book its own --data, or run `textbook-rag ingest` with this book and --data %s to replace it", e.Dir, e.Have, e.Want, e.Dir)
+}
+
+// BusyError is the error of a writer that finds the data directory locked.
+type BusyError struct {
+	Dir string
+	PID int // 0 when unknown
+}
+
+func (e *BusyError) Error() string {
+	pid := "pid unknown"
+	if e.PID > 0 {
+		pid = fmt.Sprintf("pid %d", e.PID)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	return fmt.Sprintf("data directory %s is in use by another textbook-rag process (%s): it is writing the index", e.Dir, pid)
+}
+
+// Save writes the index unless the directory already holds the same book
+// built the same way; it reports whether it wrote. Writers hold the data
+// directory's lock while they check and replace the index, so two
+// processes never overwrite each other's; readers take no lock. A ctx done
+// before the new index replaces the old one (SIGTERM during ingest)
+// leaves the old.
+func Save(ctx context.Context, dir string, book rag.Book, chunks []rag.Chunk, o SaveOptions) (bool, error) {
+	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("save index: %w", err)
 	}
-	b, err := json.Marshal(Index{Version: formatVersion, Book: book, Chunks: chunks, Options: options})
+	cleanTemp(dir)
+	if Current(dir, book, o.Options) {
+		return false, nil
+	}
+	lock, err := lockWithin(ctx, dir, o.Wait)
+	if err != nil {
+		return false, err
+	}
+	defer lock.Unlock()
+	if old, err := Load(dir); err == nil {
+		if old.Book.Hash == book.Hash && old.Options == o.Options {
+			return false, nil // another writer wrote it meanwhile
+		}
+		if old.Source != "" && old.Source != o.Source && old.Source != SampleSource {
+			if !o.Replace {
+				return false, &OtherBookError{Dir: dir, Have: old.Source, Want: o.Source}
+			}
+			if o.Replaced != nil {
+				o.Replaced(old.Source)
+			}
+		}
+	}
+	b, err := json.Marshal(Index{Version: formatVersion, Book: book, Chunks: chunks, Options: o.Options, Source: o.Source})
 	if err != nil {
 		return false, fmt.Errorf("save index: %w", err)
 	}
@@ -92,10 +164,65 @@ func Save(dir string, book rag.Book, chunks []rag.Chunk, options string) (bool, 
 	if err := tmp.Close(); err != nil {
 		return false, fmt.Errorf("save index: %w", err)
 	}
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("save index: %w", err)
+	}
 	if err := os.Rename(tmp.Name(), filepath.Join(dir, FileName)); err != nil {
 		return false, fmt.Errorf("save index: %w", err)
 	}
 	return true, nil
+}
+
+// lockWithin takes the write lock, waiting up to wait for another writer.
+func lockWithin(ctx context.Context, dir string, wait time.Duration) (*Lock, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		lock, err := TryLock(dir)
+		var busy *BusyError
+		if !errors.As(err, &busy) || time.Now().After(deadline) {
+			return lock, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("save index: %w", ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// StaleAge is how old a temp file of the index must be to be removed: a
+// writer killed mid-write (kill -9, power loss) leaves one behind, while a
+// live writer finishes in seconds.
+const StaleAge = 10 * time.Minute
+
+// cleanTemp removes the temp files writers killed mid-write left behind.
+// Writers create them only under the lock, so when the lock is free every
+// one is stale; when another process holds it, only the old ones are.
+func cleanTemp(dir string) {
+	if _, err := os.Stat(dir); err != nil {
+		return
+	}
+	lock, err := TryLock(dir)
+	if err != nil || !locking {
+		removeStale(dir, StaleAge)
+		return
+	}
+	removeStale(dir, 0)
+	lock.Unlock()
+}
+
+// removeStale removes the index temp files older than age, left by
+// writers that died; it is best effort, a file it cannot remove stays.
+func removeStale(dir string, age time.Duration) {
+	paths, err := filepath.Glob(filepath.Join(dir, FileName+".*.tmp"))
+	if err != nil {
+		return
+	}
+	for _, p := range paths {
+		if info, err := os.Lstat(p); err == nil && info.Mode().IsRegular() && time.Since(info.ModTime()) >= age {
+			os.Remove(p)
+		}
+	}
 }
 
 // ListChunks returns the chunks of a module (and chapter), in book order.

@@ -3,9 +3,12 @@ package datadir
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/textbook-rag/rag"
 )
@@ -21,13 +24,13 @@ func TestSaveLoad(t *testing.T) {
 		{ID: "2", ModuleID: "m", ChapterID: "b", Text: "two"},
 		{ID: "3", ModuleID: "", ChapterID: "intro", Text: "three"},
 	}
-	wrote, err := Save(dir, book, chunks, "opts")
+	wrote, err := Save(t.Context(), dir, book, chunks, SaveOptions{Options: "opts"})
 	if err != nil || !wrote {
 		t.Fatalf("Save = %v, %v; want a write", wrote, err)
 	}
 	info1, _ := os.Stat(filepath.Join(dir, FileName))
 
-	wrote, err = Save(dir, book, chunks, "opts")
+	wrote, err = Save(t.Context(), dir, book, chunks, SaveOptions{Options: "opts"})
 	if err != nil || wrote {
 		t.Fatalf("Save of an unchanged book = %v, %v; want no write", wrote, err)
 	}
@@ -37,7 +40,7 @@ func TestSaveLoad(t *testing.T) {
 	}
 
 	book.Hash = "h2"
-	if wrote, err = Save(dir, book, chunks[:1], "opts"); err != nil || !wrote {
+	if wrote, err = Save(t.Context(), dir, book, chunks[:1], SaveOptions{Options: "opts"}); err != nil || !wrote {
 		t.Fatalf("Save of a changed book = %v, %v; want a write", wrote, err)
 	}
 	ix, err := Load(dir)
@@ -48,8 +51,10 @@ func TestSaveLoad(t *testing.T) {
 		t.Fatalf("loaded %q with %d chunks, want h2 with 1", ix.Book.Hash, len(ix.Chunks))
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Errorf("data dir holds %d entries, want only %s (no temp files left)", len(entries), FileName)
+	for _, e := range entries {
+		if e.Name() != FileName && e.Name() != LockName {
+			t.Errorf("data dir holds %s, want only %s and %s (no temp files left)", e.Name(), FileName, LockName)
+		}
 	}
 }
 
@@ -94,5 +99,130 @@ func TestCorruptIndex(t *testing.T) {
 	}
 	if _, err := Load(dir); err == nil {
 		t.Fatal("Load of a corrupt index succeeded")
+	}
+}
+
+// A writer killed during the index write leaves its temp file; the next
+// Save removes it. While another process holds the lock (it may be writing
+// its temp file now) only those old enough to belong to no live writer go.
+func TestSaveRemovesStaleTempFiles(t *testing.T) {
+	dir := t.TempDir()
+	book := rag.Book{Title: "B", Hash: "h1"}
+	if _, err := Save(t.Context(), dir, book, nil, SaveOptions{Options: "opts"}); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(dir, FileName+".123.tmp")
+	fresh := filepath.Join(dir, FileName+".456.tmp")
+	other := filepath.Join(dir, "notes.tmp")
+	for _, p := range []string{stale, fresh, other} {
+		if err := os.WriteFile(p, []byte("{"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{stale, other} {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exists := func(p string) bool {
+		_, err := os.Stat(p)
+		return err == nil
+	}
+	writer, err := TryLock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wrote, err := Save(t.Context(), dir, book, nil, SaveOptions{Options: "opts"}); err != nil || wrote {
+		t.Fatalf("Save of the current book = %v, %v", wrote, err)
+	}
+	if exists(stale) || !exists(fresh) || !exists(other) {
+		t.Errorf("with the lock held: stale %v, fresh %v, other %v; want only the stale temp file removed", exists(stale), exists(fresh), exists(other))
+	}
+	writer.Unlock()
+	if _, err := Save(t.Context(), dir, book, nil, SaveOptions{Options: "opts"}); err != nil {
+		t.Fatal(err)
+	}
+	if exists(fresh) || !exists(other) {
+		t.Errorf("with the lock free: fresh %v, other %v; want every index temp file removed, nothing else", exists(fresh), exists(other))
+	}
+}
+
+// A second writer on a locked data directory fails at once with a message
+// naming the holder, and writes nothing; it succeeds once the lock is
+// released. flock locks belong to an open file, so two opens in one
+// process conflict as two processes do.
+func TestLockExcludesSecondWriter(t *testing.T) {
+	dir := t.TempDir()
+	first, err := TryLock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = TryLock(dir)
+	var busy *BusyError
+	if !errors.As(err, &busy) || busy.PID != os.Getpid() {
+		t.Fatalf("second TryLock = %v, want a BusyError naming pid %d", err, os.Getpid())
+	}
+	want := fmt.Sprintf("data directory %s is in use by another textbook-rag process (pid %d)", dir, os.Getpid())
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("message %q, want it to say %q", err, want)
+	}
+	book := rag.Book{Title: "B", Hash: "h1"}
+	if _, err := Save(t.Context(), dir, book, nil, SaveOptions{Options: "opts", Source: "/b"}); !errors.As(err, &busy) {
+		t.Errorf("Save on a locked dir = %v, want a BusyError", err)
+	}
+	if _, err := Load(dir); !errors.Is(err, ErrNoIndex) {
+		t.Errorf("index after a refused Save: %v, want none", err)
+	}
+	if err := first.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if wrote, err := Save(t.Context(), dir, book, nil, SaveOptions{Options: "opts", Source: "/b"}); err != nil || !wrote {
+		t.Errorf("Save after Unlock = %v, %v; want a write", wrote, err)
+	}
+}
+
+// A data directory holds one book's index: another book replaces it only
+// when asked to (ingest), and an index of the built-in sample always.
+func TestSaveAnotherBook(t *testing.T) {
+	a, b := rag.Book{Title: "A", Hash: "ha"}, rag.Book{Title: "B", Hash: "hb"}
+	tests := []struct {
+		name      string
+		have      string
+		replace   bool
+		wantWrite bool
+	}{
+		{"another book refused", "/books/a", false, false},
+		{"another book replaced on request", "/books/a", true, true},
+		{"the sample replaced", SampleSource, false, true},
+		{"an index without a source replaced", "", false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if _, err := Save(t.Context(), dir, a, nil, SaveOptions{Options: "o", Source: tt.have}); err != nil {
+				t.Fatal(err)
+			}
+			var replaced string
+			wrote, err := Save(t.Context(), dir, b, nil, SaveOptions{Options: "o", Source: "/books/b", Replace: tt.replace, Replaced: func(s string) { replaced = s }})
+			var other *OtherBookError
+			if tt.wantWrite != wrote || tt.wantWrite != (err == nil) || !tt.wantWrite && !errors.As(err, &other) {
+				t.Fatalf("Save = %v, %v; want write %v", wrote, err, tt.wantWrite)
+			}
+			ix, _ := Load(dir)
+			if want := map[bool]string{true: "hb", false: "ha"}[tt.wantWrite]; ix.Book.Hash != want {
+				t.Errorf("index holds %s, want %s", ix.Book.Hash, want)
+			}
+			if !tt.wantWrite && !strings.Contains(err.Error(), "holds the index of another book (/books/a), not of /books/b") {
+				t.Errorf("message %q", err)
+			}
+			want := ""
+			if tt.replace {
+				want = tt.have
+			}
+			if replaced != want {
+				t.Errorf("Replaced heard %q, want %q", replaced, want)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
@@ -134,13 +135,19 @@ func itemTokens(it item) int {
 	return it.tokens + 1
 }
 
-// chunks cuts the chapter into chunks.
-func (ch *chapter) chunks(moduleTitle string, o Options) []rag.Chunk {
+// chunks cuts the chapter into chunks. A long page takes a second or two:
+// it stops, returning nil, as soon as ctx is done, so SIGTERM is heard
+// within a section, not at the end of the page (Load then returns ctx's
+// error).
+func (ch *chapter) chunks(ctx context.Context, moduleTitle string, o Options) []rag.Chunk {
 	header := func(sec string) string {
 		return "[Module: " + moduleTitle + "]\n[Chapter: " + ch.title + "]\n[Section: " + sec + "]\n\n"
 	}
 	var pieces []piece
 	for si := range ch.sections {
+		if ctx.Err() != nil {
+			return nil
+		}
 		sec := &ch.sections[si]
 		budget := o.MaxTokens - CountTokens(header(sec.heading.Text))
 		total := 0
@@ -160,6 +167,9 @@ func (ch *chapter) chunks(moduleTitle string, o Options) []rag.Chunk {
 	var prevTail string
 	var prevTailHeading *rag.Heading
 	for i, p := range pieces {
+		if ctx.Err() != nil {
+			return nil
+		}
 		body, headings := renderPiece(p, i > 0 && pieces[i-1].sec == p.sec)
 		text := header(p.sec.heading.Text)
 		if prevTail != "" {

@@ -3,6 +3,7 @@
 package markdown
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,22 +47,68 @@ func TestOnlyRegularFiles(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w := warnings{}
-	_, chunks, err := Load(t.Context(), os.DirFS(book), w.opts())
-	if err != nil {
-		t.Fatal(err)
+	readers := map[string]func(Options) (fs.FS, error){
+		"os.DirFS": func(Options) (fs.FS, error) { return os.DirFS(book), nil },
+		"ReadDir":  func(o Options) (fs.FS, error) { return ReadDir(t.Context(), book, o) },
 	}
-	for _, c := range chunks {
-		if c.ChapterPath != "m/a" || strings.Contains(c.Text, "PASSWORD") {
-			t.Errorf("read %s", c.ChapterPath)
-		}
+	for name, read := range readers {
+		t.Run(name, func(t *testing.T) {
+			w := warnings{}
+			fsys, err := read(w.opts())
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, chunks, err := Load(t.Context(), fsys, w.opts())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range chunks {
+				if c.ChapterPath != "m/a" || strings.Contains(c.Text, "PASSWORD") {
+					t.Errorf("read %s", c.ChapterPath)
+				}
+			}
+			for _, p := range []string{"leak.md", "zero.md", "m/dir", "m/rel.md", "hosts.mdx"} {
+				if !strings.Contains(w[p], "symbolic link") {
+					t.Errorf("warning for %s = %q", p, w[p])
+				}
+			}
+			if !strings.Contains(w["m/pipe.md"], "named pipe") {
+				t.Errorf("warning for the FIFO = %q", w["m/pipe.md"])
+			}
+		})
 	}
-	for _, p := range []string{"leak.md", "zero.md", "m/dir", "m/rel.md", "hosts.mdx"} {
-		if !strings.Contains(w[p], "symbolic link") {
-			t.Errorf("warning for %s = %q", p, w[p])
-		}
+}
+
+// A _category_.json that is a symbolic link or a FIFO is left out with a
+// warning, as a page would be.
+func TestCategoryNotRegularWarned(t *testing.T) {
+	tests := []struct {
+		name string
+		make func(p string) error
+		want string
+	}{
+		{"symbolic link", func(p string) error { return os.Symlink("/etc/hostname", p) }, "symbolic link"},
+		{"FIFO", func(p string) error { return syscall.Mkfifo(p, 0o644) }, "named pipe"},
 	}
-	if !strings.Contains(w["m/pipe.md"], "named pipe") {
-		t.Errorf("warning for the FIFO = %q", w["m/pipe.md"])
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			book := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(book, "m"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(book, "m", "a.md"), []byte("# A\n\nA page about robots.\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.make(filepath.Join(book, "m", "_category_.json")); err != nil {
+				t.Fatal(err)
+			}
+			w := warnings{}
+			if _, _, err := Load(t.Context(), os.DirFS(book), w.opts()); err != nil {
+				t.Fatal(err)
+			}
+			if msg := w["m/_category_.json"]; !strings.Contains(msg, "skipped") || !strings.Contains(msg, tt.want) {
+				t.Errorf("warning = %q, want skipped: %s", msg, tt.want)
+			}
+		})
 	}
 }

@@ -109,10 +109,14 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (rag.Book, []rag.Chunk,
 			return rag.Book{}, nil, err
 		}
 		ch := parseChapter(c)
-		chunks = append(chunks, ch.chunks(moduleTitle[c.ModuleID], opts)...)
+		chunks = append(chunks, ch.chunks(ctx, moduleTitle[c.ModuleID], opts)...)
 		if opts.Progress != nil {
 			opts.Progress(i+1, len(t.Chapters), c.File)
 		}
+	}
+	// A signal during the last chapter still stops the load.
+	if err := ctx.Err(); err != nil {
+		return rag.Book{}, nil, err
 	}
 	return book, chunks, nil
 }
@@ -125,6 +129,11 @@ func walkBook(ctx context.Context, fsys fs.FS, opts Options) ([]string, map[stri
 	var pages []string
 	categories := map[string]string{} // folder -> its _category_.json
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil && p != "." && errors.Is(err, fs.ErrNotExist) {
+			// Removed since its folder was listed: the book is being edited.
+			opts.warn(p, fmt.Errorf("%w: removed while the book was read", errSkipped))
+			return nil
+		}
 		if err != nil {
 			return fmt.Errorf("read %s: %w", p, err)
 		}
@@ -150,7 +159,7 @@ func walkBook(ctx context.Context, fsys fs.FS, opts Options) ([]string, map[stri
 			return nil
 		}
 		if !d.Type().IsRegular() {
-			if !hidden(name) {
+			if !hidden(name) || isCategory {
 				opts.warn(p, fmt.Errorf("%w: %s", errSkipped, kindOf(d.Type())))
 			}
 			return nil

@@ -3,6 +3,7 @@ package markdown
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -39,6 +40,39 @@ func TestOversizedFileSkipped(t *testing.T) {
 	}
 	if msg := w["big.md"]; !strings.Contains(msg, "1000 bytes") {
 		t.Errorf("warning for big.md = %q, want the limit named", msg)
+	}
+}
+
+// A file the loader cannot use is left out with a warning and the rest of
+// the book is read, whatever the reason: a page over the size limit, a
+// page that is not UTF-8, a _category_.json over the limit.
+func TestUnreadableFilesSkipped(t *testing.T) {
+	page := []byte("# A\n\nA page of ordinary size about robots.\n")
+	tests := []struct {
+		name, file, want string
+		data             []byte
+	}{
+		{"oversized page", "m/big.md", "larger than the limit of 1000 bytes", []byte("# Big\n\n" + strings.Repeat("robot ", 500))},
+		{"invalid UTF-8 page", "m/bad.md", "not valid UTF-8", []byte("# Bad\n\nLatin-1 caf\xe9 \xff\xfe\n")},
+		{"oversized _category_.json", "m/_category_.json", "larger than the limit of 1000 bytes", []byte(`{"label": "` + strings.Repeat("x", 2000) + `"}`)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := warnings{}
+			o := w.opts()
+			o.MaxFileBytes = 1000
+			book := fstest.MapFS{"m/a.md": {Data: page}, tt.file: {Data: tt.data}}
+			_, chunks, err := Load(t.Context(), book, o)
+			if err != nil {
+				t.Fatalf("Load = %v, want the file skipped and the book read", err)
+			}
+			if len(chunks) == 0 || chunks[0].ChapterPath != "m/a" || chunks[len(chunks)-1].ChapterPath != "m/a" {
+				t.Errorf("chunks %+v, want m/a's only", chunks)
+			}
+			if msg := w[tt.file]; !strings.Contains(msg, "skipped") || !strings.Contains(msg, tt.want) {
+				t.Errorf("warning for %s = %q, want skipped: %s", tt.file, msg, tt.want)
+			}
+		})
 	}
 }
 
@@ -234,4 +268,47 @@ func fstestPathOK(p string) bool {
 		}
 	}
 	return true
+}
+
+// vanishingFS is a book whose folder gone was removed between listing its
+// parent and reading it.
+type vanishingFS struct {
+	fstest.MapFS
+	gone string
+}
+
+func (v vanishingFS) Open(name string) (fs.File, error) {
+	if name == v.gone || strings.HasPrefix(name, v.gone+"/") {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return v.MapFS.Open(name)
+}
+
+func (v vanishingFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if name == v.gone {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	return v.MapFS.ReadDir(name)
+}
+
+// A folder removed while the book is read is left out with a warning;
+// the rest of the book is read.
+func TestFolderRemovedDuringRead(t *testing.T) {
+	book := vanishingFS{MapFS: fstest.MapFS{
+		"a.md":   {Data: []byte("# A\n\nA page about robots.\n")},
+		"m/b.md": {Data: []byte("# B\n\nA page about sensors.\n")},
+	}, gone: "m"}
+	w := warnings{}
+	_, chunks, err := Load(t.Context(), book, w.opts())
+	if err != nil {
+		t.Fatalf("Load = %v, want the folder skipped", err)
+	}
+	for _, c := range chunks {
+		if c.ChapterPath != "a" {
+			t.Errorf("read %s", c.ChapterPath)
+		}
+	}
+	if msg := w["m"]; !strings.Contains(msg, "removed while the book was read") {
+		t.Errorf("warning for m = %q", msg)
+	}
 }

@@ -114,7 +114,9 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 			return nil, err
 		}
 		if !utf8.Valid(b) {
-			return nil, fmt.Errorf("read %s: not valid UTF-8", p)
+			// Like an oversized page: one bad file does not stop the book.
+			opts.warn(p, fmt.Errorf("%w: not valid UTF-8 (save it as UTF-8)", errSkipped))
+			continue
 		}
 		fmt.Fprintf(hash, "%s\x00%d\x00", p, len(b))
 		hash.Write(b)
@@ -123,7 +125,7 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 	if len(chapters) == 0 {
 		return nil, fmt.Errorf("%w that could be read", ErrNoChapters)
 	}
-	folders, err := readFolders(fsys, chapters, categories, hash, opts.MaxFileBytes)
+	folders, err := readFolders(fsys, chapters, categories, hash, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +189,7 @@ type folder struct {
 	index    *Chapter
 }
 
-func readFolders(fsys fs.FS, chapters []*Chapter, categories map[string]string, hash io.Writer, limit int64) (map[string]*folder, error) {
+func readFolders(fsys fs.FS, chapters []*Chapter, categories map[string]string, hash io.Writer, opts Options) (map[string]*folder, error) {
 	folders := map[string]*folder{}
 	get := func(dir string) *folder {
 		f := folders[dir]
@@ -226,7 +228,12 @@ func readFolders(fsys fs.FS, chapters []*Chapter, categories map[string]string, 
 			continue // a folder without pages
 		}
 		p := categories[d]
-		b, err := readFile(fsys, p, limit)
+		b, err := readFile(fsys, p, opts.MaxFileBytes)
+		if errors.Is(err, errSkipped) {
+			// The folder keeps its name and number prefix.
+			opts.warn(p, err)
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", p, err)
 		}

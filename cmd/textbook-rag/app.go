@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/datadir"
@@ -30,7 +32,10 @@ type Main struct {
 	// embedder's calls.
 	Metrics *rhttp.Metrics
 
-	Index   *datadir.Index
+	Index *datadir.Index
+	// Files is the book as read at start, in memory (nil when the index
+	// was only loaded): the reader's pages are built from it.
+	Files   fs.FS
 	Lexical *lexical.Index
 	Tutor   *tutor.Tutor
 
@@ -63,35 +68,87 @@ func bookFS(cfg Config) (fs.FS, string, error) {
 	return os.DirFS(cfg.Docs), cfg.Docs, nil
 }
 
+// readBook reads the configured book into memory, once: a folder through
+// markdown.ReadDir (inside the folder, no links followed, no FIFO waited
+// on), or the built-in sample.
+func readBook(ctx context.Context, cfg Config, opts markdown.Options) (fs.FS, error) {
+	if cfg.Docs == "" {
+		return markdown.ReadFS(ctx, sample.Docs(), opts)
+	}
+	if _, _, err := bookFS(cfg); err != nil {
+		return nil, err
+	}
+	return markdown.ReadDir(ctx, cfg.Docs, opts)
+}
+
 // chunkOptions fingerprints the chunker settings stored with an index.
 func chunkOptions() string {
 	o := markdown.DefaultOptions()
 	return fmt.Sprintf("chunker=%s target=%d max=%d min=%d overlap=%d", markdown.Version, o.TargetTokens, o.MaxTokens, o.MinTokens, o.OverlapTokens)
 }
 
+// bookSource names the configured book in the index: the folder's
+// absolute path, or the sample's name.
+func bookSource(cfg Config) string {
+	if cfg.Docs == "" {
+		return datadir.SampleSource
+	}
+	if abs, err := filepath.Abs(cfg.Docs); err == nil {
+		return abs
+	}
+	return cfg.Docs
+}
+
+// writerWait is how long an ingest that a command runs on its own (serve,
+// ask, report...) waits for another process writing the index: replicas
+// of one book starting together wait for the first instead of failing.
+const writerWait = 30 * time.Second
+
+// ingested is one read of the book: the files as read, in memory, and the
+// index built from them. What a command serves comes from both, so the
+// pages and the answers show the same version of the book.
+type ingested struct {
+	Files fs.FS
+	Index *datadir.Index
+	Wrote bool // the data dir's index was replaced
+}
+
 // ingest reads the book and replaces the data dir's index when the book
 // changed; files left out of the book are reported to warn. progress may
-// be nil. A cancelled ctx (SIGINT, SIGTERM) stops it.
-func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done, total int, path string)) (rag.Book, int, bool, error) {
-	fsys, _, err := bookFS(cfg)
-	if err != nil {
-		return rag.Book{}, 0, false, err
-	}
+// be nil. A cancelled ctx (SIGINT, SIGTERM) stops it. replace is the
+// explicit ingest command's: it may replace the index of another book
+// (with a warning) and fails at once when another process is writing.
+func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done, total int, path string), replace bool) (ingested, error) {
 	opts := markdown.DefaultOptions()
 	opts.Progress = progress
 	opts.Warn = func(path string, err error) {
 		fmt.Fprintf(warn, "textbook-rag: warning: %s: %v\n", path, err)
 	}
+	fsys, err := readBook(ctx, cfg, opts)
+	if err != nil {
+		return ingested{}, fmt.Errorf("ingest: %w", err)
+	}
 	book, chunks, err := markdown.Load(ctx, fsys, opts)
 	if err != nil {
-		return rag.Book{}, 0, false, fmt.Errorf("ingest: %w", err)
+		return ingested{}, fmt.Errorf("ingest: %w", err)
 	}
-	wrote, err := datadir.Save(cfg.Data, book, chunks, chunkOptions())
+	so := datadir.SaveOptions{Options: chunkOptions(), Source: bookSource(cfg), Replace: replace}
+	if !replace {
+		so.Wait = writerWait
+	}
+	so.Replaced = func(old string) {
+		fmt.Fprintf(warn, "textbook-rag: warning: %s held the index of another book (%s): replacing it\n", cfg.Data, old)
+	}
+	wrote, err := datadir.Save(ctx, cfg.Data, book, chunks, so)
 	if err != nil {
-		return rag.Book{}, 0, false, err
+		return ingested{}, err
 	}
-	return book, len(chunks), wrote, nil
+	return ingested{Files: fsys, Index: &datadir.Index{Book: book, Chunks: chunks, Options: so.Options, Source: so.Source}, Wrote: wrote}, nil
 }
+
+// afterBookRead, set by tests, runs when the book has been read at start:
+// whatever changes the book then must not show in what is served.
+var afterBookRead func()
 
 // Open makes sure the index is current (ingesting the book when it is
 // missing or changed, when ensure is set) and builds the tutor over its
@@ -107,21 +164,32 @@ func (m *Main) Open(ctx context.Context, ensure bool) error {
 func (m *Main) open(ctx context.Context, ensure bool) error {
 	cfg := m.Config
 	if ensure {
-		if _, _, _, err := ingest(ctx, cfg, m.stderr, nil); err != nil {
+		// The index is the one built from this read, not the data dir's
+		// file, which another process may replace meanwhile.
+		in, err := ingest(ctx, cfg, m.stderr, nil, false)
+		if err != nil {
 			return err
 		}
+		if afterBookRead != nil {
+			afterBookRead()
+		}
+		m.Files, m.Index = in.Files, in.Index
+	} else {
+		ix, err := datadir.Load(cfg.Data)
+		if errors.Is(err, datadir.ErrNoIndex) {
+			return fmt.Errorf("%w: run `textbook-rag ingest --data %s` first", err, cfg.Data)
+		}
+		if err != nil {
+			return err
+		}
+		m.Index = ix
 	}
-	ix, err := datadir.Load(cfg.Data)
-	if errors.Is(err, datadir.ErrNoIndex) {
-		return fmt.Errorf("%w: run `textbook-rag ingest --data %s` first", err, cfg.Data)
-	}
-	if err != nil {
-		return err
-	}
-	m.Index, m.Lexical = ix, lexical.New(ix.Chunks)
+	ix := m.Index
+	m.Lexical = lexical.New(ix.Chunks)
 
 	scope := tutor.DefaultScope()
 	if cfg.ScopePatterns != "" {
+		var err error
 		if scope, err = tutor.LoadScope(cfg.ScopePatterns); err != nil {
 			return err
 		}

@@ -32,10 +32,11 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	start := time.Now()
-	book, n, wrote, err := ingest(ctx, cfg, stderr, progress)
+	in, err := ingest(ctx, cfg, stderr, progress, true)
 	if err != nil {
 		return err
 	}
+	book, n, wrote := in.Index.Book, len(in.Index.Chunks), in.Wrote
 	state := "index unchanged"
 	if wrote {
 		state = "index written"

@@ -3,11 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/textbook-rag/rag/datadir"
 )
 
 // Ingest hears SIGINT/SIGTERM through its context: a cancelled context
@@ -60,5 +65,72 @@ func TestScopeListsNestedModules(t *testing.T) {
 	want := "Module 1: The Robotic Nervous System (ROS 2) | Module 2: Sensors and Perception for Humanoid Robots | Module 3: The AI-Robot Brain (NVIDIA Isaac™) | Module 4: Vision-Language-Action (VLA)"
 	if got != want {
 		t.Errorf("scope %q, want %q", got, want)
+	}
+}
+
+// A signal that arrives while the last page is chunked stops ingest
+// before it writes the index: the command fails and the data dir keeps
+// no index.
+func TestIngestCancelledOnLastFileWritesNoIndex(t *testing.T) {
+	docs := t.TempDir()
+	for _, name := range []string{"a.md", "b.md"} {
+		if err := os.WriteFile(filepath.Join(docs, name), []byte("# "+name+"\n\nA page.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.Docs, cfg.Data = docs, filepath.Join(t.TempDir(), "data")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	progress := func(done, total int, path string) {
+		if done == total {
+			cancel()
+		}
+	}
+	in, err := ingest(ctx, cfg, io.Discard, progress, true)
+	if !errors.Is(err, context.Canceled) || in.Wrote {
+		t.Errorf("ingest = wrote %v, %v; want context.Canceled and no write", in.Wrote, err)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Data, datadir.FileName)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("index after a cancelled ingest: %v, want none", err)
+	}
+}
+
+// Two books on one data directory: serve (and every command that ingests
+// on its own) refuses to replace the other book's index with a message
+// that says what to do; the ingest command replaces it with a warning.
+func TestAnotherBookOnTheDataDir(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	var books [2]string
+	for i := range books {
+		books[i] = t.TempDir()
+		page := fmt.Sprintf("# Book %d\n\nA page of book %d.\n", i, i)
+		if err := os.WriteFile(filepath.Join(books[i], "a.md"), []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(t.Context(), []string{"ingest", "--docs", books[0], "--data", data}, &stdout, &stderr); code != 0 {
+		t.Fatalf("ingest of the first book: exit %d, %s", code, &stderr)
+	}
+	cfg := DefaultConfig()
+	cfg.Docs, cfg.Data = books[1], data
+	m := NewMain(cfg, io.Discard)
+	err := m.OpenService(t.Context())
+	if err == nil {
+		m.Close()
+	}
+	if want := "holds the index of another book (" + books[0] + ")"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("serve of the second book = %v, want %q", err, want)
+	}
+	if ix, _ := datadir.Load(data); ix == nil || ix.Source != books[0] {
+		t.Fatalf("the first book's index was replaced")
+	}
+	stderr.Reset()
+	if code := run(t.Context(), []string{"ingest", "--docs", books[1], "--data", data}, &stdout, &stderr); code != 0 || !strings.Contains(stderr.String(), "held the index of another book ("+books[0]+"): replacing it") {
+		t.Fatalf("ingest of the second book: exit %d, stderr %q", code, &stderr)
+	}
+	if ix, _ := datadir.Load(data); ix == nil || ix.Source != books[1] {
+		t.Errorf("ingest did not replace the index")
 	}
 }

@@ -153,7 +153,7 @@ func BenchmarkIngest(b *testing.B) {
 		cfg := DefaultConfig()
 		cfg.Docs = sharedCorpus
 		cfg.Data = filepath.Join(b.TempDir(), "data")
-		if _, _, _, err := ingest(b.Context(), cfg, io.Discard, nil); err != nil {
+		if _, err := ingest(b.Context(), cfg, io.Discard, nil, false); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -67,7 +67,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageError{"--since: " + rag.ErrorMessage(err)}
 	}
 	// The chapter list is the served book's: make sure the index is current.
-	if _, _, _, err := ingest(ctx, cfg, stderr, nil); err != nil {
+	if _, err := ingest(ctx, cfg, stderr, nil, false); err != nil {
 		return err
 	}
 	ix, err := datadir.Load(cfg.Data)

@@ -60,14 +60,12 @@ func (m *Main) openService(ctx context.Context) error {
 	}
 	m.closers = append(m.closers, m.History.Close)
 
-	fsys, _, err := bookFS(cfg)
-	if err != nil {
-		return err
-	}
-	page, err := web.New(fsys, web.Options{Title: m.Index.Book.Title})
+	// The pages come from the read the index was built from: one version.
+	page, err := web.New(m.Files, web.Options{Title: m.Index.Book.Title})
 	if err != nil {
 		return fmt.Errorf("reader's page: %w", err)
 	}
+	m.Files = nil // the pages hold what they show; the raw files can go
 
 	m.Server = rhttp.NewServer(rhttp.Config{
 		Addr:             cfg.Addr,

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -56,5 +58,44 @@ func TestServeHistoryUnavailable(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// serve reads the book once: the index and the reader's pages come from
+// the same read, so a book edited (or removed) after that read changes
+// neither, and both show the one version.
+func TestServeReadsTheBookOnce(t *testing.T) {
+	docs := t.TempDir()
+	page := func(v string) []byte { return []byte("# Alpha\n\nThe " + v + " text about robot joints.\n") }
+	if err := os.WriteFile(filepath.Join(docs, "alpha.md"), page("FIRST"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	afterBookRead = func() {
+		os.WriteFile(filepath.Join(docs, "alpha.md"), page("SECOND, edited"), 0o644)
+		os.WriteFile(filepath.Join(docs, "beta.md"), page("BETA"), 0o644)
+	}
+	t.Cleanup(func() { afterBookRead = nil })
+	base, m := startService(t, func(c *Config) { c.Docs = docs })
+	var indexed []string
+	for _, c := range m.Index.Chunks {
+		indexed = append(indexed, c.Text)
+	}
+	if got := strings.Join(indexed, " "); !strings.Contains(got, "FIRST") || strings.Contains(got, "SECOND") || strings.Contains(got, "BETA") {
+		t.Errorf("index holds %q, want the first version only", got)
+	}
+	if err := os.RemoveAll(docs); err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.Get(base + "/docs/alpha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(body), "FIRST") || strings.Contains(string(body), "SECOND") {
+		t.Errorf("page: status %d, want 200 with the indexed version:\n%s", res.StatusCode, body)
+	}
+	if res, err := http.Get(base + "/docs/beta"); err != nil || res.StatusCode != 404 {
+		t.Errorf("a page added after the read: %v %v, want 404", res.StatusCode, err)
 	}
 }

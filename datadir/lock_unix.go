@@ -1,0 +1,58 @@
+//go:build unix
+
+package datadir
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// LockName is the file in a data directory that writers lock.
+const LockName = "lock"
+
+// locking says whether TryLock excludes other writers.
+const locking = true
+
+// Lock is a writer's exclusive hold on a data directory: an flock on its
+// lock file, released by Unlock or by the process's death (kill -9
+// included), so a crashed writer never leaves the directory locked.
+type Lock struct{ f *os.File }
+
+// TryLock takes the data directory's write lock without waiting; when
+// another process holds it, the error is a *BusyError naming that
+// process.
+func TryLock(dir string) (*Lock, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, LockName), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		defer f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			b := make([]byte, 32)
+			n, _ := f.ReadAt(b, 0)
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b[:n])))
+			return nil, &BusyError{Dir: dir, PID: pid}
+		}
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	// The pid is only for the message a second writer prints.
+	if err := f.Truncate(0); err == nil {
+		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return &Lock{f: f}, nil
+}
+
+// Unlock releases the lock. The file stays: removing it would let two
+// writers lock two different files of the same name.
+func (l *Lock) Unlock() error {
+	return l.f.Close()
+}
