@@ -115,10 +115,14 @@ type ingested struct {
 
 // ingest reads the book and replaces the data dir's index when the book
 // changed; files left out of the book are reported to warn. progress may
-// be nil. A cancelled ctx (SIGINT, SIGTERM) stops it. replace is the
-// explicit ingest command's: it may replace the index of another book
-// (with a warning) and fails at once when another process is writing.
-func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done, total int, path string), replace bool) (ingested, error) {
+// be nil. A cancelled ctx (SIGINT, SIGTERM) stops it. The index of
+// another book is replaced with a warning: every command serves the book
+// it was given from its own read, so the file only spares the next start
+// a rebuild, and refusing would stop a reader who tries one book after
+// another on the default data directory. explicit is the ingest
+// command's: it fails at once when another process is writing, where the
+// others wait for it.
+func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done, total int, path string), explicit bool) (ingested, error) {
 	opts := markdown.DefaultOptions()
 	opts.Progress = progress
 	opts.Warn = func(path string, err error) {
@@ -132,8 +136,8 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done,
 	if err != nil {
 		return ingested{}, fmt.Errorf("ingest: %w", err)
 	}
-	so := datadir.SaveOptions{Options: chunkOptions(), Source: bookSource(cfg), Replace: replace}
-	if !replace {
+	so := datadir.SaveOptions{Options: chunkOptions(), Source: bookSource(cfg), Replace: true}
+	if !explicit {
 		so.Wait = writerWait
 	}
 	so.Replaced = func(old string) {

@@ -96,9 +96,9 @@ func TestIngestCancelledOnLastFileWritesNoIndex(t *testing.T) {
 	}
 }
 
-// Two books on one data directory: serve (and every command that ingests
-// on its own) refuses to replace the other book's index with a message
-// that says what to do; the ingest command replaces it with a warning.
+// Two books on one data directory: a command given another book replaces
+// the index with a warning naming the book it held, and a server already
+// running keeps serving its own book, read once at start.
 func TestAnotherBookOnTheDataDir(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
 	var books [2]string
@@ -109,28 +109,28 @@ func TestAnotherBookOnTheDataDir(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var stdout, stderr bytes.Buffer
-	if code := run(t.Context(), []string{"ingest", "--docs", books[0], "--data", data}, &stdout, &stderr); code != 0 {
-		t.Fatalf("ingest of the first book: exit %d, %s", code, &stderr)
+	open := func(book string) (*Main, *bytes.Buffer) {
+		var stderr bytes.Buffer
+		cfg := DefaultConfig()
+		cfg.Docs, cfg.Data, cfg.RefusalLog = book, data, os.DevNull
+		m := NewMain(cfg, &stderr)
+		if err := m.OpenService(t.Context()); err != nil {
+			t.Fatalf("serve of %s: %v", book, err)
+		}
+		t.Cleanup(func() { m.Close() })
+		return m, &stderr
 	}
-	cfg := DefaultConfig()
-	cfg.Docs, cfg.Data = books[1], data
-	m := NewMain(cfg, io.Discard)
-	err := m.OpenService(t.Context())
-	if err == nil {
-		m.Close()
-	}
-	if want := "holds the index of another book (" + books[0] + ")"; err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("serve of the second book = %v, want %q", err, want)
-	}
-	if ix, _ := datadir.Load(data); ix == nil || ix.Source != books[0] {
-		t.Fatalf("the first book's index was replaced")
-	}
-	stderr.Reset()
-	if code := run(t.Context(), []string{"ingest", "--docs", books[1], "--data", data}, &stdout, &stderr); code != 0 || !strings.Contains(stderr.String(), "held the index of another book ("+books[0]+"): replacing it") {
-		t.Fatalf("ingest of the second book: exit %d, stderr %q", code, &stderr)
+	first, _ := open(books[0])
+	second, stderr := open(books[1])
+	if want := "held the index of another book (" + books[0] + "): replacing it"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("serve of the second book warned %q, want %q", stderr, want)
 	}
 	if ix, _ := datadir.Load(data); ix == nil || ix.Source != books[1] {
-		t.Errorf("ingest did not replace the index")
+		t.Errorf("the second book's index was not written")
+	}
+	for i, m := range []*Main{first, second} {
+		if got := m.Index.Chunks[0].Text; !strings.Contains(got, fmt.Sprintf("book %d", i)) {
+			t.Errorf("server %d serves %q, not its own book", i, got)
+		}
 	}
 }
