@@ -66,14 +66,12 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return usageError{"--since: " + rag.ErrorMessage(err)}
 	}
-	// The chapter list is the served book's: make sure the index is current.
-	if _, err := ingest(ctx, cfg, stderr, nil, false); err != nil {
-		return err
-	}
-	ix, err := datadir.Load(cfg.Data)
+	// The chapter list is the book as read now (the index is kept current).
+	in, err := ingest(ctx, cfg, stderr, nil, false)
 	if err != nil {
 		return err
 	}
+	ix := in.Index
 	var h rag.History
 	if cfg.DatabaseURL != "" {
 		p, err := postgres.Open(ctx, cfg.DatabaseURL)
