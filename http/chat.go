@@ -145,7 +145,19 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	s.logRefusal(req, resp)
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// logRefusal writes a recorded refusal to the refusal log; a write that
+// fails is counted, and the refusal still goes out.
+func (s *Server) logRefusal(req rag.ChatRequest, resp rag.ChatResponse) {
+	if s.Refusals == nil || !resp.WasRefusal {
+		return
+	}
+	if err := s.Refusals.Log(req, resp); err != nil {
+		s.Metrics.ObserveRefusalLogError()
+	}
 }
 
 // settle counts the refusal, if it is one, names the answer's message (so
@@ -245,6 +257,7 @@ func (s *Server) handleChatStream(w http.ResponseWriter, r *http.Request) {
 		s.streamError(w, r, sw, err)
 		return
 	}
+	s.logRefusal(req, resp)
 	if err := sw.event("done", resp); err != nil {
 		s.clientGone(r, err)
 	}

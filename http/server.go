@@ -99,6 +99,12 @@ type Check struct {
 	Ping func(ctx context.Context) error
 }
 
+// RefusalLogger writes the refusal log (tutor.RefusalLog). A failed
+// write is counted in refusal_log_errors_total; the logger reports it.
+type RefusalLogger interface {
+	Log(req rag.ChatRequest, resp rag.ChatResponse) error
+}
+
 // Server is the API server. Create it with NewServer, set the
 // dependencies, then use Handler, Open or ListenAndServe. The fields must
 // not change once Handler has been called.
@@ -109,6 +115,9 @@ type Server struct {
 	// used if it stores feedback too.
 	Feedback rag.FeedbackStore
 	Chunks   rag.ChunkLister
+	// Refusals, when set, logs each refusal once it is recorded in the
+	// history, so that a refusal the reader never got is never logged.
+	Refusals RefusalLogger
 	// Report, when set, serves the course report at /admin/report.
 	Report *report.Source
 	Checks []Check
