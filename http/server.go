@@ -138,6 +138,11 @@ type Server struct {
 
 	mu  sync.Mutex
 	srv *http.Server
+
+	// streams are the open chat streams, which a shutdown that runs out
+	// of time ends with an error event.
+	streamsMu sync.Mutex
+	streams   map[*sseWriter]context.CancelCauseFunc
 }
 
 // NewServer returns a server with cfg (missing values defaulted), a JSON
@@ -302,8 +307,56 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	defer cancel()
 	err := srv.Shutdown(ctx)
 	if err != nil {
+		// The streams still open get their error event and stop; a
+		// second, short drain lets their responses end cleanly.
+		n := s.endStreams()
+		gctx, gcancel := context.WithTimeout(context.Background(), streamEndGrace)
+		_ = srv.Shutdown(gctx)
+		gcancel()
 		_ = srv.Close()
-		s.Logger.Warn("shutdown timed out; closed remaining connections", slog.Any("error", err))
+		s.Logger.Warn("shutdown timed out; closed remaining connections", slog.Any("error", err), slog.Int("streams_ended", n))
 	}
 	return err
+}
+
+// streamEndGrace bounds how long a timed-out shutdown waits for the
+// streams it ended to finish their responses before it closes them.
+const streamEndGrace = time.Second
+
+// errShuttingDown is the error event of a stream the shutdown ends.
+var errShuttingDown = rag.Errorf(rag.EUNAVAILABLE, "The server is shutting down; please ask again.")
+
+// trackStream registers an open stream, whose tutor cancel stops, until
+// the returned func is called.
+func (s *Server) trackStream(sw *sseWriter, cancel context.CancelCauseFunc) func() {
+	s.streamsMu.Lock()
+	if s.streams == nil {
+		s.streams = map[*sseWriter]context.CancelCauseFunc{}
+	}
+	s.streams[sw] = cancel
+	s.streamsMu.Unlock()
+	return func() {
+		s.streamsMu.Lock()
+		delete(s.streams, sw)
+		s.streamsMu.Unlock()
+	}
+}
+
+// endStreams sends each open stream an error event saying the server is
+// shutting down and stops its tutor, so that readers see why their
+// answer stopped instead of a cut connection. Each write runs on its own:
+// a reader that does not read cannot hold the shutdown. It returns the
+// number of streams ended.
+func (s *Server) endStreams() int {
+	body, _ := errorBody(errShuttingDown)
+	data, _ := marshal(body)
+	s.streamsMu.Lock()
+	defer s.streamsMu.Unlock()
+	for sw, cancel := range s.streams {
+		go func() {
+			sw.abort(data)
+			cancel(errShuttingDown)
+		}()
+	}
+	return len(s.streams)
 }
