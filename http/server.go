@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -256,7 +257,7 @@ func (s *Server) routes() http.Handler {
 func (s *Server) Open(ln net.Listener) error {
 	srv := s.httpServer(ln.Addr().String())
 	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := srv.Serve(s.jsonErrors(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.Logger.Error("server stopped", slog.Any("error", err))
 		}
 	}()
@@ -272,8 +273,67 @@ func (s *Server) ListenAndServe() error {
 	}
 	srv := s.httpServer(ln.Addr().String())
 	s.Logger.Info("listening", slog.String("addr", ln.Addr().String()))
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := srv.Serve(s.jsonErrors(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	return nil
+}
+
+// maxHeaderBytes caps a request's headers; past it the request is 431
+// headers_too_large.
+const maxHeaderBytes = 64 << 10
+
+// goHeadersTooLarge is the reply net/http writes itself, before any
+// handler runs, to headers over MaxHeaderBytes.
+const goHeadersTooLarge = "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n431 Request Header Fields Too Large"
+
+// jsonErrors wraps ln's connections so that net/http's own reply to
+// oversized headers goes out as the API's JSON error body: Go offers no
+// hook for it, and a middleware never sees the request.
+func (s *Server) jsonErrors(ln net.Listener) net.Listener { return jsonErrorListener{ln, s} }
+
+type jsonErrorListener struct {
+	net.Listener
+	s *Server
+}
+
+func (l jsonErrorListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &jsonErrorConn{Conn: c, s: l.s}, nil
+}
+
+type jsonErrorConn struct {
+	net.Conn
+	s *Server
+}
+
+// Write swaps net/http's plain-text 431, which it writes in one call
+// straight to the connection, for the JSON one; everything else passes.
+func (c *jsonErrorConn) Write(p []byte) (int, error) {
+	if len(p) != len(goHeadersTooLarge) || string(p) != goHeadersTooLarge {
+		return c.Conn.Write(p)
+	}
+	e := rag.Errorf(EHEADERSTOOLARGE, "the request headers are larger than %d bytes", maxHeaderBytes)
+	e.Details = map[string]any{"max_bytes": maxHeaderBytes}
+	body, _ := errorBody(e)
+	data, _ := marshal(body)
+	id := c.s.NewID()
+	c.s.Logger.Warn("request headers too large", slog.String("request_id", id), slog.String("remote", c.RemoteAddr().String()))
+	resp := fmt.Sprintf("HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json\r\nContent-Length: %d\r\nX-Request-ID: %s\r\nConnection: close\r\n\r\n%s", len(data), id, data)
+	if _, err := io.WriteString(c.Conn, resp); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// CloseWrite lets net/http half-close the connection after the 431, as
+// it does on a bare TCP connection, so the reader gets the reply.
+func (c *jsonErrorConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
 	}
 	return nil
 }
@@ -287,7 +347,7 @@ func (s *Server) httpServer(addr string) *http.Server {
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.Logger.Handler(), slog.LevelWarn),
 	}
 	return s.srv
