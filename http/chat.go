@@ -149,10 +149,15 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
-// logRefusal writes a recorded refusal to the refusal log; a write that
+// logRefusal counts a recorded refusal and writes it to the refusal log,
+// so that neither holds a refusal the reader never got; a log write that
 // fails is counted, and the refusal still goes out.
 func (s *Server) logRefusal(req rag.ChatRequest, resp rag.ChatResponse) {
-	if s.Refusals == nil || !resp.WasRefusal {
+	if !resp.WasRefusal || resp.RefusalReason == nil {
+		return
+	}
+	s.Metrics.ObserveRefusal(*resp.RefusalReason)
+	if s.Refusals == nil {
 		return
 	}
 	if err := s.Refusals.Log(req, resp); err != nil {
@@ -160,16 +165,12 @@ func (s *Server) logRefusal(req rag.ChatRequest, resp rag.ChatResponse) {
 	}
 }
 
-// settle counts the refusal, if it is one, names the answer's message (so
-// that the reader can rate it) and gives every response the same JSON
-// shape (sources an array, never null).
+// settle names the answer's message (so that the reader can rate it) and
+// gives every response the same JSON shape (sources an array, never null).
 func (s *Server) settle(resp rag.ChatResponse) rag.ChatResponse {
 	resp.MessageID = s.NewID()
 	if resp.Sources == nil {
 		resp.Sources = []rag.Source{}
-	}
-	if resp.WasRefusal && resp.RefusalReason != nil {
-		s.Metrics.ObserveRefusal(*resp.RefusalReason)
 	}
 	return resp
 }

@@ -28,10 +28,10 @@ func (l *fakeRefusalLog) Log(req rag.ChatRequest, resp rag.ChatResponse) error {
 	return nil
 }
 
-// The refusal log hears of a refusal only once it is recorded: not of an
-// answer, not of a refusal whose history write failed (a 500). A log that
-// cannot write is counted in refusal_log_errors_total and the reader
-// still gets the refusal.
+// The refusal log and refusals_total hear of a refusal only once it is
+// recorded: not of an answer, not of a refusal whose history write failed
+// (a 500). A log that cannot write is counted in refusal_log_errors_total
+// and the reader still gets the refusal.
 func TestRefusalLogAfterRecord(t *testing.T) {
 	for _, path := range []string{"/api/chat", "/api/chat/stream"} {
 		t.Run(path, func(t *testing.T) {
@@ -62,6 +62,10 @@ func TestRefusalLogAfterRecord(t *testing.T) {
 			m := env.do("GET", "/metrics", "")
 			if !strings.Contains(m.Body.String(), "refusal_log_errors_total 1\n") {
 				t.Errorf("refusal_log_errors_total is not 1:\n%s", grepLines(m.Body.String(), "refusal_log"))
+			}
+			// refusals_total counts the delivered refusals, as the log does.
+			if !strings.Contains(m.Body.String(), `refusals_total{reason="out_of_scope"} 2`+"\n") {
+				t.Errorf("refusals_total, want 2 delivered out_of_scope:\n%s", grepLines(m.Body.String(), "refusals_total"))
 			}
 		})
 	}
