@@ -43,6 +43,16 @@ type ChatResponse struct {
 	// MessageID is the stored answer's id, which feedback on the answer
 	// names; set by the server once the answer is decided.
 	MessageID string `json:"message_id,omitempty"`
+	// Retrieval, on a refusal, is what the retriever found: the refusal
+	// log records it once the refusal is delivered. Never sent.
+	Retrieval *Retrieval `json:"-"`
+}
+
+// Retrieval is what retrieval found for a refused question.
+type Retrieval struct {
+	Chunks int
+	// MaxScore is the best chunk's score; nil when nothing was retrieved.
+	MaxScore *float64
 }
 
 // Normalize trims the request and validates it at the edge. It returns an

@@ -119,7 +119,7 @@ func (r *recorder) Topic(question string) string { return r.ix.Topic(question) }
 func Collect(ctx context.Context, book string, t *tutor.Tutor, ix *lexical.Index, qs []Question, chunk func(id string) (rag.Chunk, bool)) (*Labelled, error) {
 	rec := &recorder{ix: ix}
 	tt := *t
-	tt.Evidence, tt.LLM, tt.Refusals = rec, nil, nil
+	tt.Evidence, tt.LLM = rec, nil
 	out := &Labelled{Book: book, Questions: len(qs)}
 	for _, q := range qs {
 		if q.SelectedText != "" {

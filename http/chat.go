@@ -148,19 +148,32 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	s.logRefusal(req, resp)
 	writeJSON(w, http.StatusOK, resp)
 }
 
-// settle counts the refusal, if it is one, names the answer's message (so
-// that the reader can rate it) and gives every response the same JSON
-// shape (sources an array, never null).
+// logRefusal counts a recorded refusal and writes it to the refusal log,
+// so that neither holds a refusal the reader never got; a log write that
+// fails is counted, and the refusal still goes out.
+func (s *Server) logRefusal(req rag.ChatRequest, resp rag.ChatResponse) {
+	if !resp.WasRefusal || resp.RefusalReason == nil {
+		return
+	}
+	s.Metrics.ObserveRefusal(*resp.RefusalReason)
+	if s.Refusals == nil {
+		return
+	}
+	if err := s.Refusals.Log(req, resp); err != nil {
+		s.Metrics.ObserveRefusalLogError()
+	}
+}
+
+// settle names the answer's message (so that the reader can rate it) and
+// gives every response the same JSON shape (sources an array, never null).
 func (s *Server) settle(resp rag.ChatResponse) rag.ChatResponse {
 	resp.MessageID = s.NewID()
 	if resp.Sources == nil {
 		resp.Sources = []rag.Source{}
-	}
-	if resp.WasRefusal && resp.RefusalReason != nil {
-		s.Metrics.ObserveRefusal(*resp.RefusalReason)
 	}
 	return resp
 }
@@ -254,8 +267,11 @@ func (s *Server) handleChatStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sw := &sseWriter{w: w, rc: http.NewResponseController(w), r: r}
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	defer s.trackStream(sw, cancel)()
 	asked := s.Now()
-	resp, err := s.Tutor.Ask(r.Context(), req, sw)
+	resp, err := s.Tutor.Ask(ctx, req, sw)
 	if err == nil && sw.broken() {
 		// The tutor ignored a failed write: the reader never saw this
 		// answer, so it is not recorded.
@@ -274,6 +290,7 @@ func (s *Server) handleChatStream(w http.ResponseWriter, r *http.Request) {
 		s.streamError(w, r, sw, err)
 		return
 	}
+	s.logRefusal(req, resp)
 	if err := sw.event("done", resp); err != nil {
 		s.clientGone(r, err)
 	}
@@ -284,7 +301,7 @@ func (s *Server) streamError(w http.ResponseWriter, r *http.Request, sw *sseWrit
 		s.clientGone(r, err)
 		return
 	}
-	if !sw.isStarted() {
+	if sw.plain() {
 		s.writeError(w, r, err)
 		return
 	}
@@ -307,8 +324,13 @@ type sseWriter struct {
 	started     bool
 	sentSources bool
 	sentText    bool
-	err         error // a failed write: the client is gone
+	finished    bool  // done or error sent: nothing may follow
+	err         error // a failed write (the client is gone), or no more events
 }
+
+// errNoEvents stops a stream's events: the response is a plain one, or
+// the shutdown ended the stream.
+var errNoEvents = errors.New("the stream is closed to events")
 
 func (sw *sseWriter) Sources(sources []rag.Source) error {
 	if sources == nil {
@@ -401,13 +423,46 @@ func (sw *sseWriter) event(name string, v any) error {
 		sw.err = err
 		return err
 	}
+	if name == "done" || name == "error" {
+		sw.finished = true
+	}
 	return nil
 }
 
-func (sw *sseWriter) isStarted() bool {
+// plain reports whether the stream has sent nothing, and if so closes it
+// to events: the caller answers with a plain JSON response instead.
+func (sw *sseWriter) plain() bool {
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
-	return sw.started
+	if sw.started || sw.err != nil {
+		return false
+	}
+	sw.err = errNoEvents
+	return true
+}
+
+// abort ends a stream the shutdown will not wait for with an error event
+// (data is its body), the stream's header first if nothing was sent yet;
+// later events are dropped. A stream that has ended is left alone.
+func (sw *sseWriter) abort(data []byte) {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	if sw.err != nil || sw.finished {
+		return
+	}
+	sw.err, sw.finished = errNoEvents, true
+	if !sw.started {
+		h := sw.w.Header()
+		h.Set("Content-Type", "text/event-stream; charset=utf-8")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Accel-Buffering", "no")
+		h.Del("Content-Length")
+		sw.w.WriteHeader(http.StatusOK)
+		sw.started = true
+	}
+	if _, err := fmt.Fprintf(sw.w, "event: error\ndata: %s\n\n", data); err == nil {
+		_ = sw.rc.Flush()
+	}
 }
 
 func (sw *sseWriter) failure() error {

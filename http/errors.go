@@ -21,6 +21,9 @@ const (
 	ETOOLARGE = "payload_too_large"
 	// EMEDIATYPE: the request body is not application/json (415).
 	EMEDIATYPE = "unsupported_media_type"
+	// EHEADERSTOOLARGE: the request headers are over the server's limit
+	// (431).
+	EHEADERSTOOLARGE = "headers_too_large"
 )
 
 // statusOf maps an error code to its HTTP status. A code missing from the
@@ -36,6 +39,7 @@ const (
 //	feedback_not_allowed    422  feedback on a question or a refusal
 //	payload_too_large       413  body over Config.MaxBodyBytes
 //	unsupported_media_type  415  Content-Type not application/json (utf-8)
+//	headers_too_large       431  request headers over 64 KiB
 //	rate_limited            429  (with Retry-After seconds)
 //	internal_error          500
 //	qdrant_error            502
@@ -52,6 +56,7 @@ var statusOf = map[string]int{
 	rag.ENOFEEDBACK:      http.StatusUnprocessableEntity,
 	ETOOLARGE:            http.StatusRequestEntityTooLarge,
 	EMEDIATYPE:           http.StatusUnsupportedMediaType,
+	EHEADERSTOOLARGE:     http.StatusRequestHeaderFieldsTooLarge,
 	rag.ERATELIMITED:     http.StatusTooManyRequests,
 	rag.EINTERNAL:        http.StatusInternalServerError,
 	rag.EQDRANT:          http.StatusBadGateway,

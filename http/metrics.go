@@ -23,6 +23,7 @@ import (
 //	embedder_calls_total
 //	rate_limited_total{route}
 //	feedback_total{rating}
+//	refusal_log_errors_total
 //
 // plus the Go runtime and process collectors.
 type Metrics struct {
@@ -36,6 +37,7 @@ type Metrics struct {
 	embedder      prometheus.Counter
 	rateLimited   *prometheus.CounterVec
 	feedback      *prometheus.CounterVec
+	refusalLogErr prometheus.Counter
 
 	// children caches the series a request updates, by labels. A
 	// CounterVec looks a series up under a read lock whose counter every
@@ -87,6 +89,10 @@ func NewMetrics() *Metrics {
 			Name: "feedback_total",
 			Help: "Readers' ratings of answers stored (a changed rating counts again), by rating.",
 		}, []string{"rating"}),
+		refusalLogErr: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "refusal_log_errors_total",
+			Help: "Refusals the refusal log failed to write (a full disk, say).",
+		}),
 	}
 	for _, r := range rag.Ratings {
 		m.feedback.WithLabelValues(string(r))
@@ -95,7 +101,7 @@ func NewMetrics() *Metrics {
 	for _, reason := range rag.RefusalReasons {
 		m.refusalCounts[reason] = m.refusals.WithLabelValues(string(reason))
 	}
-	m.registry.MustRegister(m.requests, m.duration, m.refusals, m.generator, m.embedder, m.rateLimited, m.feedback,
+	m.registry.MustRegister(m.requests, m.duration, m.refusals, m.generator, m.embedder, m.rateLimited, m.feedback, m.refusalLogErr,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -120,6 +126,9 @@ func (m *Metrics) ObserveRefusal(reason rag.RefusalReason) {
 	}
 	m.refusals.WithLabelValues(string(reason)).Inc()
 }
+
+// ObserveRefusalLogError counts a refusal the refusal log failed to write.
+func (m *Metrics) ObserveRefusalLogError() { m.refusalLogErr.Inc() }
 
 // ObserveFeedback counts a stored rating.
 func (m *Metrics) ObserveFeedback(r rag.Rating) {

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -99,6 +100,12 @@ type Check struct {
 	Ping func(ctx context.Context) error
 }
 
+// RefusalLogger writes the refusal log (tutor.RefusalLog). A failed
+// write is counted in refusal_log_errors_total; the logger reports it.
+type RefusalLogger interface {
+	Log(req rag.ChatRequest, resp rag.ChatResponse) error
+}
+
 // Server is the API server. Create it with NewServer, set the
 // dependencies, then use Handler, Open or ListenAndServe. The fields must
 // not change once Handler has been called.
@@ -109,6 +116,9 @@ type Server struct {
 	// used if it stores feedback too.
 	Feedback rag.FeedbackStore
 	Chunks   rag.ChunkLister
+	// Refusals, when set, logs each refusal once it is recorded in the
+	// history, so that a refusal the reader never got is never logged.
+	Refusals RefusalLogger
 	// Report, when set, serves the course report at /admin/report.
 	Report *report.Source
 	Checks []Check
@@ -129,6 +139,11 @@ type Server struct {
 
 	mu  sync.Mutex
 	srv *http.Server
+
+	// streams are the open chat streams, which a shutdown that runs out
+	// of time ends with an error event.
+	streamsMu sync.Mutex
+	streams   map[*sseWriter]context.CancelCauseFunc
 }
 
 // NewServer returns a server with cfg (missing values defaulted), a JSON
@@ -242,7 +257,7 @@ func (s *Server) routes() http.Handler {
 func (s *Server) Open(ln net.Listener) error {
 	srv := s.httpServer(ln.Addr().String())
 	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := srv.Serve(s.jsonErrors(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.Logger.Error("server stopped", slog.Any("error", err))
 		}
 	}()
@@ -258,8 +273,67 @@ func (s *Server) ListenAndServe() error {
 	}
 	srv := s.httpServer(ln.Addr().String())
 	s.Logger.Info("listening", slog.String("addr", ln.Addr().String()))
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := srv.Serve(s.jsonErrors(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	return nil
+}
+
+// maxHeaderBytes caps a request's headers; past it the request is 431
+// headers_too_large.
+const maxHeaderBytes = 64 << 10
+
+// goHeadersTooLarge is the reply net/http writes itself, before any
+// handler runs, to headers over MaxHeaderBytes.
+const goHeadersTooLarge = "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n431 Request Header Fields Too Large"
+
+// jsonErrors wraps ln's connections so that net/http's own reply to
+// oversized headers goes out as the API's JSON error body: Go offers no
+// hook for it, and a middleware never sees the request.
+func (s *Server) jsonErrors(ln net.Listener) net.Listener { return jsonErrorListener{ln, s} }
+
+type jsonErrorListener struct {
+	net.Listener
+	s *Server
+}
+
+func (l jsonErrorListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &jsonErrorConn{Conn: c, s: l.s}, nil
+}
+
+type jsonErrorConn struct {
+	net.Conn
+	s *Server
+}
+
+// Write swaps net/http's plain-text 431, which it writes in one call
+// straight to the connection, for the JSON one; everything else passes.
+func (c *jsonErrorConn) Write(p []byte) (int, error) {
+	if len(p) != len(goHeadersTooLarge) || string(p) != goHeadersTooLarge {
+		return c.Conn.Write(p)
+	}
+	e := rag.Errorf(EHEADERSTOOLARGE, "the request headers are larger than %d bytes", maxHeaderBytes)
+	e.Details = map[string]any{"max_bytes": maxHeaderBytes}
+	body, _ := errorBody(e)
+	data, _ := marshal(body)
+	id := c.s.NewID()
+	c.s.Logger.Warn("request headers too large", slog.String("request_id", id), slog.String("remote", c.RemoteAddr().String()))
+	resp := fmt.Sprintf("HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json\r\nContent-Length: %d\r\nX-Request-ID: %s\r\nConnection: close\r\n\r\n%s", len(data), id, data)
+	if _, err := io.WriteString(c.Conn, resp); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// CloseWrite lets net/http half-close the connection after the 431, as
+// it does on a bare TCP connection, so the reader gets the reply.
+func (c *jsonErrorConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
 	}
 	return nil
 }
@@ -273,7 +347,7 @@ func (s *Server) httpServer(addr string) *http.Server {
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.Logger.Handler(), slog.LevelWarn),
 	}
 	return s.srv
@@ -293,8 +367,56 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	defer cancel()
 	err := srv.Shutdown(ctx)
 	if err != nil {
+		// The streams still open get their error event and stop; a
+		// second, short drain lets their responses end cleanly.
+		n := s.endStreams()
+		gctx, gcancel := context.WithTimeout(context.Background(), streamEndGrace)
+		_ = srv.Shutdown(gctx)
+		gcancel()
 		_ = srv.Close()
-		s.Logger.Warn("shutdown timed out; closed remaining connections", slog.Any("error", err))
+		s.Logger.Warn("shutdown timed out; closed remaining connections", slog.Any("error", err), slog.Int("streams_ended", n))
 	}
 	return err
+}
+
+// streamEndGrace bounds how long a timed-out shutdown waits for the
+// streams it ended to finish their responses before it closes them.
+const streamEndGrace = time.Second
+
+// errShuttingDown is the error event of a stream the shutdown ends.
+var errShuttingDown = rag.Errorf(rag.EUNAVAILABLE, "The server is shutting down; please ask again.")
+
+// trackStream registers an open stream, whose tutor cancel stops, until
+// the returned func is called.
+func (s *Server) trackStream(sw *sseWriter, cancel context.CancelCauseFunc) func() {
+	s.streamsMu.Lock()
+	if s.streams == nil {
+		s.streams = map[*sseWriter]context.CancelCauseFunc{}
+	}
+	s.streams[sw] = cancel
+	s.streamsMu.Unlock()
+	return func() {
+		s.streamsMu.Lock()
+		delete(s.streams, sw)
+		s.streamsMu.Unlock()
+	}
+}
+
+// endStreams sends each open stream an error event saying the server is
+// shutting down and stops its tutor, so that readers see why their
+// answer stopped instead of a cut connection. Each write runs on its own:
+// a reader that does not read cannot hold the shutdown. It returns the
+// number of streams ended.
+func (s *Server) endStreams() int {
+	body, _ := errorBody(errShuttingDown)
+	data, _ := marshal(body)
+	s.streamsMu.Lock()
+	defer s.streamsMu.Unlock()
+	for sw, cancel := range s.streams {
+		go func() {
+			sw.abort(data)
+			cancel(errShuttingDown)
+		}()
+	}
+	return len(s.streams)
 }

@@ -1,7 +1,6 @@
 package tutor
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -87,9 +86,8 @@ func TestLanguageModelText(t *testing.T) {
 				name += "/streamed"
 			}
 			t.Run(name, func(t *testing.T) {
-				var log bytes.Buffer
 				llm := tc.llm
-				tu := newTutor(stubRetriever{scores: []float64{0.9}}, !tc.noEvid, &countingGenerator{}, &log)
+				tu := newTutor(stubRetriever{scores: []float64{0.9}}, !tc.noEvid, &countingGenerator{})
 				tu.LLM = &llm
 				if tc.noRefuse {
 					tu.Config.OnOutsideKnowledge = "refuse"

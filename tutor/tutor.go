@@ -97,9 +97,8 @@ type Tutor struct {
 	Extractive rag.Generator
 	// LLM, when set, writes the answers, and its NOT_IN_CONTEXT reply
 	// judges whether the confident chunks answer the question.
-	LLM      rag.Generator
-	Refusals *RefusalLog
-	Logger   *slog.Logger
+	LLM    rag.Generator
+	Logger *slog.Logger
 }
 
 // Ask runs the refusal flow of the spec:
@@ -112,7 +111,9 @@ type Tutor struct {
 //	                     extractive, no passage answers -> insufficient_context
 //	                     otherwise                      -> generate from the confident chunks
 //
-// The generator is called only on the last line of each branch. With the
+// The generator is called only on the last line of each branch. A refusal
+// carries its Retrieval for the refusal log, which the caller writes once
+// the reader has it (see RefusalLog). With the
 // extractive answerer the book's evidence check judges answerability;
 // with a language model its own judgement does (see answer).
 func (t *Tutor) Ask(ctx context.Context, req rag.ChatRequest, stream rag.Stream) (rag.ChatResponse, error) {
@@ -170,8 +171,13 @@ func (t *Tutor) refuse(req rag.ChatRequest, reason rag.RefusalReason, chunks []r
 	case rag.SelectedTextInsufficient:
 		msg = SelectedTextInsufficientMessage
 	}
-	t.Refusals.Log(req, reason, chunks)
-	return rag.Refusal(reason, msg, req.SessionID), nil
+	resp := rag.Refusal(reason, msg, req.SessionID)
+	resp.Retrieval = &rag.Retrieval{Chunks: len(chunks)}
+	if len(chunks) > 0 {
+		m := maxScore(chunks)
+		resp.Retrieval.MaxScore = &m
+	}
+	return resp, nil
 }
 
 // noAnswer is the refusal for context that turned out not to answer: the

@@ -69,9 +69,7 @@ func (g *countingGenerator) Generate(ctx context.Context, req rag.GenerateReques
 	return rag.Generated{Text: text, Finish: rag.FinishStop}, nil
 }
 
-func newTutor(r rag.Retriever, found bool, gen rag.Generator, log *bytes.Buffer) *Tutor {
-	rl := NewRefusalLog(log)
-	rl.Now = func() time.Time { return time.Date(2024, 12, 24, 10, 30, 0, 0, time.UTC) }
+func newTutor(r rag.Retriever, found bool, gen rag.Generator) *Tutor {
 	return &Tutor{
 		Config:     DefaultConfig(),
 		Retriever:  r,
@@ -79,7 +77,6 @@ func newTutor(r rag.Retriever, found bool, gen rag.Generator, log *bytes.Buffer)
 		Scope:      DefaultScope(),
 		Modules:    []string{"Physical AI Foundations", "ROS 2 Fundamentals"},
 		Extractive: gen,
-		Refusals:   rl,
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 }
@@ -110,12 +107,18 @@ func TestFlow(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var log bytes.Buffer
 			gen := &countingGenerator{}
-			tu := newTutor(stubRetriever{scores: tt.scores}, tt.evidence, gen, &log)
+			tu := newTutor(stubRetriever{scores: tt.scores}, tt.evidence, gen)
 			sid := "550e8400-e29b-41d4-a716-446655440000"
-			resp, err := tu.Ask(context.Background(), rag.ChatRequest{Question: tt.question, SelectedText: tt.selected, SessionID: sid}, nil)
+			req := rag.ChatRequest{Question: tt.question, SelectedText: tt.selected, SessionID: sid}
+			resp, err := tu.Ask(context.Background(), req, nil)
 			if err != nil {
+				t.Fatal(err)
+			}
+			var log bytes.Buffer
+			rl := NewRefusalLog(&log)
+			rl.Now = func() time.Time { return time.Date(2024, 12, 24, 10, 30, 0, 0, time.UTC) }
+			if err := rl.Log(req, resp); err != nil {
 				t.Fatal(err)
 			}
 			if resp.SessionID != sid {
@@ -172,8 +175,7 @@ func keys(m map[string]any) []string {
 }
 
 func TestMessages(t *testing.T) {
-	var log bytes.Buffer
-	tu := newTutor(stubRetriever{scores: []float64{0.2}}, false, &countingGenerator{}, &log)
+	tu := newTutor(stubRetriever{scores: []float64{0.2}}, false, &countingGenerator{})
 	resp, _ := tu.Ask(context.Background(), rag.ChatRequest{Question: "banana bread?"}, nil)
 	if !strings.Contains(resp.Answer, "If you're looking for information on banana bread, this may be outside the scope of the Physical AI & Humanoid Robotics course.") {
 		t.Errorf("empty retrieval message lacks the topic sentence: %q", resp.Answer)
@@ -218,10 +220,9 @@ func TestScope(t *testing.T) {
 }
 
 func TestGeneratorFailure(t *testing.T) {
-	var log bytes.Buffer
 	boom := errors.New("upstream down")
 	fallback := &countingGenerator{}
-	tu := newTutor(stubRetriever{scores: []float64{0.9}}, true, fallback, &log)
+	tu := newTutor(stubRetriever{scores: []float64{0.9}}, true, fallback)
 	tu.LLM = &countingGenerator{err: boom}
 	tu.Config.FallbackOnGeneratorError = false
 	if _, err := tu.Ask(context.Background(), rag.ChatRequest{Question: "q"}, nil); !errors.Is(err, boom) {
@@ -254,8 +255,7 @@ func (r *recStream) Replace(string, []rag.Source) error {
 }
 
 func TestStreamOrder(t *testing.T) {
-	var log bytes.Buffer
-	tu := newTutor(stubRetriever{scores: []float64{0.9}}, true, streamingGen{}, &log)
+	tu := newTutor(stubRetriever{scores: []float64{0.9}}, true, streamingGen{})
 	var st recStream
 	resp, err := tu.Ask(context.Background(), rag.ChatRequest{Question: "q"}, &st)
 	if err != nil {

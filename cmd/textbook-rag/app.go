@@ -38,6 +38,8 @@ type Main struct {
 	Files   fs.FS
 	Lexical *lexical.Index
 	Tutor   *tutor.Tutor
+	// Refusals is the refusal log, written once a refusal is delivered.
+	Refusals *tutor.RefusalLog
 
 	// Set by OpenService.
 	History rag.History
@@ -227,9 +229,10 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 		Modules:    scopeList(ix),
 		Extractive: extractor,
 		LLM:        llm,
-		Refusals:   tutor.NewRefusalLog(logw),
 		Logger:     m.Logger,
 	}
+	m.Refusals = tutor.NewRefusalLog(logw)
+	m.Refusals.Logger = m.Logger
 	return nil
 }
 

@@ -41,10 +41,11 @@ func (m *Main) openLLM() (rag.Generator, error) {
 		return nil, nil
 	case "openai":
 		return m.countGenerator(openai.NewGenerator(openai.Config{
-			BaseURL: cfg.OpenAIBaseURL,
-			APIKey:  cfg.OpenAIAPIKey,
-			Model:   cfg.LLMModel,
-			Timeout: cfg.LLMTimeout,
+			BaseURL:   cfg.OpenAIBaseURL,
+			APIKey:    cfg.OpenAIAPIKey,
+			Model:     cfg.LLMModel,
+			Timeout:   cfg.LLMTimeout,
+			MaxTokens: cfg.LLMMaxTokens,
 		})), nil
 	default:
 		return nil, usageError{fmt.Sprintf("unknown generator %q (want extractive or openai)", cfg.Generator)}

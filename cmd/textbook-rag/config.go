@@ -53,6 +53,7 @@ type Config struct {
 	EmbeddingDim     int
 	LLMModel         string
 	LLMTimeout       time.Duration
+	LLMMaxTokens     int // max_tokens: bounds an answer; one it cuts falls back
 	EmbedTimeout     time.Duration
 	QdrantURL        string
 	QdrantAPIKey     string
@@ -92,6 +93,7 @@ func DefaultConfig() Config {
 		EmbeddingDim:       1536,
 		LLMModel:           "gpt-4o-mini",
 		LLMTimeout:         30 * time.Second,
+		LLMMaxTokens:       1024,
 		EmbedTimeout:       10 * time.Second,
 		QdrantCollection:   "textbook_chunks",
 		QdrantTimeout:      10 * time.Second,
@@ -239,6 +241,7 @@ func (f *flags) answering() {
 	f.int(&c.EmbeddingDim, "embedding-dim", "EMBEDDING_DIM", "embedding dimension")
 	f.str(&c.LLMModel, "llm-model", "LLM_MODEL", "chat model")
 	f.duration(&c.LLMTimeout, "llm-timeout", "LLM_TIMEOUT", "time limit of one LLM answer")
+	f.int(&c.LLMMaxTokens, "llm-max-tokens", "LLM_MAX_TOKENS", "longest LLM answer, in tokens (max_tokens); a longer one is cut and answered extractively")
 	f.duration(&c.EmbedTimeout, "embed-timeout", "EMBED_TIMEOUT", "time limit of one embeddings call (a question, or a batch of the book at ingest)")
 	f.str(&c.Tutor.OnOutsideKnowledge, "on-outside-knowledge", "TEXTBOOK_RAG_ON_OUTSIDE_KNOWLEDGE", `what an LLM answer with outside-knowledge phrases becomes: "fallback" (extractive answer) or "refuse"`)
 	f.bool(&c.Tutor.FallbackOnGeneratorError, "llm-fallback", "TEXTBOOK_RAG_LLM_FALLBACK", "answer extractively when the LLM fails (else openai_error)")
@@ -295,6 +298,9 @@ func (f *flags) parse(args []string) error {
 	}
 	if f.cfg.TrustedProxies < 1 {
 		return usageError{fmt.Sprintf("--trusted-proxies is %d; it must be at least 1", f.cfg.TrustedProxies)}
+	}
+	if f.cfg.LLMMaxTokens < 1 {
+		return usageError{fmt.Sprintf("--llm-max-tokens is %d; it must be at least 1", f.cfg.LLMMaxTokens)}
 	}
 	if err := f.cfg.Tutor.Validate(); err != nil {
 		return usageError{err.Error()}

@@ -34,6 +34,8 @@ type scriptedOpenAI struct {
 	mu     sync.Mutex
 	script []llmReply
 	calls  atomic.Int64
+	// maxTokens is the last chat call's max_tokens (-1: none sent).
+	maxTokens atomic.Int64
 }
 
 func (s *scriptedOpenAI) set(script ...llmReply) {
@@ -49,10 +51,16 @@ func (s *scriptedOpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body struct {
-		Stream bool `json:"stream"`
+		Stream    bool   `json:"stream"`
+		MaxTokens *int64 `json:"max_tokens"`
 	}
 	b, _ := io.ReadAll(r.Body)
 	json.Unmarshal(b, &body)
+	if body.MaxTokens != nil {
+		s.maxTokens.Store(*body.MaxTokens)
+	} else {
+		s.maxTokens.Store(-1)
+	}
 	n := int(s.calls.Add(1))
 	s.mu.Lock()
 	rep := s.script[min(n, len(s.script))-1]
@@ -304,4 +312,64 @@ func historyOf(t *testing.T, base, session string) []rag.Message {
 	}
 	json.NewDecoder(r.Body).Decode(&h)
 	return h.Messages
+}
+
+// An answer's length is bounded: every chat call sends max_tokens
+// (--llm-max-tokens, default 1024), and an answer the bound cut
+// (finish_reason "length") is unfinished, so the extractive fallback
+// stands, streamed or not.
+func TestLLMMaxTokens(t *testing.T) {
+	api := &scriptedOpenAI{}
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int64
+	}{
+		{"default", nil, 1024},
+		{"flag", []string{"--llm-max-tokens", "7"}, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base, _ := startService(t, func(c *Config) {
+				f := newFlags("serve", c, io.Discard)
+				f.answering()
+				if err := f.parse(tc.args); err != nil {
+					t.Fatal(err)
+				}
+				c.Embedder, c.Generator = "openai", "openai"
+				c.OpenAIBaseURL, c.OpenAIAPIKey = srv.URL+"/v1", "test-key"
+				c.EmbeddingDim = fakeDim
+				c.Tutor.EmptyThreshold, c.Tutor.ConfidentThreshold = 0.3, 0.45
+				c.Tutor.FallbackOnGeneratorError = true
+			})
+			for _, path := range []string{"/api/chat", "/api/chat/stream"} {
+				api.set(llmReply{text: "A topic is a named channel. Nodes publish messages on", finish: "length"})
+				resp, data := postJSON(t, base+path, map[string]string{"question": "What are the four sources of the reality gap?"})
+				if resp.StatusCode != 200 {
+					t.Fatalf("%s: status %d: %s", path, resp.StatusCode, data)
+				}
+				done := rag.ChatResponse{}
+				if path == "/api/chat" {
+					done = decodeChat(t, data)
+				} else {
+					done = readStream(t, bytes.NewReader(data)).done
+				}
+				if done.WasRefusal || !strings.HasPrefix(done.Answer, "From “") {
+					t.Errorf("%s: answer %q, want the extractive fallback", path, done.Answer)
+				}
+				if got := api.maxTokens.Load(); got != tc.want {
+					t.Errorf("%s: max_tokens %d, want %d", path, got, tc.want)
+				}
+			}
+		})
+	}
+	for _, bad := range []string{"0", "-5", "many"} {
+		cfg := DefaultConfig()
+		f := newFlags("serve", &cfg, io.Discard)
+		f.answering()
+		if err := f.parse([]string{"--llm-max-tokens", bad}); err == nil {
+			t.Errorf("--llm-max-tokens %s was accepted", bad)
+		}
+	}
 }

@@ -140,9 +140,8 @@ func BenchmarkRequestPath(b *testing.B) {
 			post(b)
 		})
 		b.Run(pq.name+"/http-nolog", func(b *testing.B) {
-			log := s.Tutor.Refusals
-			s.Tutor.Refusals = nil
-			defer func() { s.Tutor.Refusals = log }()
+			s.Server.Refusals = nil
+			defer func() { s.Server.Refusals = s.Refusals }()
 			post(b)
 		})
 	}

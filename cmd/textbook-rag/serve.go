@@ -81,6 +81,7 @@ func (m *Main) openService(ctx context.Context) error {
 	m.Server.Logger = m.Logger
 	m.Server.Metrics = m.Metrics
 	m.Server.Tutor = m.Tutor
+	m.Server.Refusals = m.Refusals
 	m.Server.History = m.History
 	m.Server.Chunks = m.Index
 	m.Server.Web = page
