@@ -407,13 +407,7 @@ func (sw *sseWriter) event(name string, v any) error {
 		return err
 	}
 	if !sw.started {
-		h := sw.w.Header()
-		h.Set("Content-Type", "text/event-stream; charset=utf-8")
-		h.Set("Cache-Control", "no-cache")
-		h.Set("X-Accel-Buffering", "no")
-		h.Del("Content-Length")
-		sw.w.WriteHeader(http.StatusOK)
-		sw.started = true
+		sw.start()
 	}
 	if _, err := fmt.Fprintf(sw.w, "event: %s\ndata: %s\n\n", name, data); err != nil {
 		sw.err = err
@@ -427,6 +421,17 @@ func (sw *sseWriter) event(name string, v any) error {
 		sw.finished = true
 	}
 	return nil
+}
+
+// start sends the stream's header; sw.mu is held.
+func (sw *sseWriter) start() {
+	h := sw.w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	h.Del("Content-Length")
+	sw.w.WriteHeader(http.StatusOK)
+	sw.started = true
 }
 
 // plain reports whether the stream has sent nothing, and if so closes it
@@ -452,13 +457,7 @@ func (sw *sseWriter) abort(data []byte) {
 	}
 	sw.err, sw.finished = errNoEvents, true
 	if !sw.started {
-		h := sw.w.Header()
-		h.Set("Content-Type", "text/event-stream; charset=utf-8")
-		h.Set("Cache-Control", "no-cache")
-		h.Set("X-Accel-Buffering", "no")
-		h.Del("Content-Length")
-		sw.w.WriteHeader(http.StatusOK)
-		sw.started = true
+		sw.start()
 	}
 	if _, err := fmt.Fprintf(sw.w, "event: error\ndata: %s\n\n", data); err == nil {
 		_ = sw.rc.Flush()
