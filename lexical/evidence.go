@@ -411,9 +411,13 @@ func quoteSections(units []*unit, windows []window) []*unit {
 			}
 			continue
 		}
+		used += finishWindow(units, section, w, picked, quoteBudget-used)
 		blocks := blocksOf(units, section)
 		var rest [][]int
 		for _, b := range blocks {
+			if allPicked(units, b, picked) {
+				continue
+			}
 			if b[len(b)-1] >= w.from && b[0] < w.to {
 				for _, i := range b {
 					if i >= w.from && i < w.to || len(b) <= maxBlockUnits {
@@ -453,6 +457,62 @@ func quoteSections(units []*unit, windows []window) []*unit {
 		}
 	}
 	return sel
+}
+
+// finishWindow adds to picked what completes window w within its section
+// (indices into units, in order), up to budget characters, and returns
+// the characters it added: the rest of the paragraphs the window's
+// sentences come from (the sentence after the best match often finishes
+// it: "It might consider ..."), then the prose that a window ending in a
+// lead-in (":") announces, paragraph by paragraph.
+func finishWindow(units []*unit, section []int, w window, picked map[*unit]bool, budget int) int {
+	type paraKey struct{ chunk, para int }
+	paras := map[paraKey]bool{}
+	for i := w.from; i < w.to; i++ {
+		if u := units[i]; u.para > 0 {
+			paras[paraKey{u.chunk, u.para}] = true
+		}
+	}
+	used := 0
+	take := func(u *unit) bool {
+		if picked[u] {
+			return true
+		}
+		if used+len(u.text) > budget {
+			return false
+		}
+		used += len(u.text)
+		picked[u] = true
+		return true
+	}
+	for _, i := range section {
+		if u := units[i]; u.para > 0 && paras[paraKey{u.chunk, u.para}] {
+			take(u)
+		}
+	}
+	last := units[w.to-1]
+	if !strings.HasSuffix(strings.TrimSpace(last.text), ":") {
+		return used
+	}
+	for _, i := range section {
+		u := units[i]
+		if i < w.to || u.chunk != last.chunk {
+			continue
+		}
+		if u.kind != sentence || !take(u) {
+			break
+		}
+	}
+	return used
+}
+
+func allPicked(units []*unit, b []int, picked map[*unit]bool) bool {
+	for _, i := range b {
+		if !picked[units[i]] {
+			return false
+		}
+	}
+	return true
 }
 
 const (
