@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -105,7 +106,13 @@ func crashTest(t *testing.T, dbURL string) {
 	args := []string{"--data", data, "--addr", "127.0.0.1:0", "--rate-limit", "0", "--refusal-log", os.DevNull}
 	srv, base := startServer(t, dbURL, args...)
 
-	const clients, killAfter = 16, 400
+	const clients = 16
+	// TEXTBOOK_RAG_CRASH_EXCHANGES sets how many exchanges are acknowledged
+	// before the kill, for a longer campaign than the suite's.
+	killAfter := int64(400)
+	if v, err := strconv.ParseInt(os.Getenv("TEXTBOOK_RAG_CRASH_EXCHANGES"), 10, 64); err == nil && v > 0 {
+		killAfter = v
+	}
 	questions := []string{"What does an IMU measure?", "How do I create a publisher?", "What is a good recipe for banana bread?", "What does a URDF file describe?"}
 	var (
 		mu       sync.Mutex
@@ -158,16 +165,8 @@ func crashTest(t *testing.T, dbURL string) {
 	}
 	found, total := 0, 0
 	for _, sid := range sessions {
-		resp, err := http.Get(base + "/api/chat/sessions/" + sid + "/messages")
-		if err != nil {
-			t.Fatal(err)
-		}
 		var out struct{ Messages []rag.Message }
-		err = json.NewDecoder(resp.Body).Decode(&out)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || err != nil {
-			t.Fatalf("session %s after the restart: status %d, %v", sid, resp.StatusCode, err)
-		}
+		out.Messages = sessionMessages(t, base, sid)
 		questionOf := map[string]rag.Message{}
 		answered := map[string]int{}
 		for _, m := range out.Messages {
@@ -200,4 +199,32 @@ func crashTest(t *testing.T, dbURL string) {
 		t.Errorf("%d of %d acknowledged exchanges survived the kill", found, len(acks))
 	}
 	t.Logf("%d acknowledged exchanges, all present after SIGKILL; %d messages stored", len(acks), total)
+}
+
+// sessionMessages reads a whole session page by page, oldest first.
+func sessionMessages(t *testing.T, base, sid string) []rag.Message {
+	t.Helper()
+	var all []rag.Message
+	url := base + "/api/chat/sessions/" + sid + "/messages?limit=500"
+	for {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var page struct {
+			Messages   []rag.Message
+			HasMore    bool    `json:"has_more"`
+			NextBefore *string `json:"next_before"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&page)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || err != nil {
+			t.Fatalf("session %s: status %d, %v", sid, resp.StatusCode, err)
+		}
+		all = append(page.Messages, all...)
+		if !page.HasMore || page.NextBefore == nil {
+			return all
+		}
+		url = base + "/api/chat/sessions/" + sid + "/messages?limit=500&before=" + *page.NextBefore
+	}
 }
