@@ -168,9 +168,12 @@ type FitOptions struct {
 	WrongBudget float64
 }
 
-// DefaultFitOptions keep wrong answers at most 2% of all questions, the
-// issue's bar, with a light regularisation.
-func DefaultFitOptions() FitOptions { return FitOptions{WrongBudget: 0.02} }
+// DefaultFitOptions keep wrong answers at most 1.5% of all questions in
+// cross-validation, below the 2% bar: a threshold chosen on held-out books
+// answers a little more wrongly on the next new one (leave-one-book-out
+// over the shared books: 2.3% wrong with a 2% budget, 2.0% with 1.5%).
+// L2 is chosen in cross-validation.
+func DefaultFitOptions() FitOptions { return FitOptions{WrongBudget: 0.015} }
 
 // L2Grid are the regularisations Fit chooses among.
 var L2Grid = []float64{1, 3, 10, 30, 100}
