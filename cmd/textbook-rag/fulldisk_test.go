@@ -51,9 +51,15 @@ func TestServeFullDisk(t *testing.T) {
 		body, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(body)
 	}
+	// A question the book answers; should the answerer refuse it, the
+	// refusal is delivered and logged like any other.
 	ask := func() (*http.Response, []byte) {
 		body := fmt.Sprintf(`{"question":"What does an IMU measure?","session_id":%q}`, uuid.NewString())
-		return postJSON(t, base+"/api/chat", body)
+		resp, data := postJSON(t, base+"/api/chat", body)
+		if resp.StatusCode == 200 && strings.Contains(string(data), `"was_refusal":true`) {
+			delivered++
+		}
+		return resp, data
 	}
 	if code, body := health(); code != 200 {
 		t.Fatalf("health before: %d %s", code, body)
