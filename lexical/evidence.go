@@ -401,7 +401,7 @@ func quoteSections(units []*unit, windows []window) []*unit {
 				section = append(section, i)
 			}
 		}
-		if n := sectionChars(units, section); used+n <= quoteBudget {
+		if n := blockChars(units, section); used+n <= quoteBudget {
 			// A short section is quoted whole: it is one explanation, and
 			// the lines after the best-matching one (a formula, the list
 			// a lead-in announces) are often the answer.
@@ -592,8 +592,6 @@ func blockScore(units []*unit, b []int) float64 {
 	}
 	return s
 }
-
-func sectionChars(units []*unit, section []int) int { return blockChars(units, section) }
 
 func blockChars(units []*unit, b []int) int {
 	n := 0

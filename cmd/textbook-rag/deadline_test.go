@@ -48,9 +48,9 @@ func sqliteStaller() staller {
 	}
 }
 
-// postgresStaller puts a proxy that can hold every byte between the
-// service and Postgres.
-func postgresStaller(t *testing.T) staller {
+// postgresProxy starts a proxy in front of the test's Postgres schema and
+// returns it with the database URL that goes through it.
+func postgresProxy(t *testing.T) (*stallproxy.Proxy, string) {
 	u, err := url.Parse(pgtest.SchemaURL(t))
 	if err != nil {
 		t.Fatal(err)
@@ -61,8 +61,15 @@ func postgresStaller(t *testing.T) staller {
 	}
 	t.Cleanup(func() { p.Close() })
 	u.Host = p.Addr()
+	return p, u.String()
+}
+
+// postgresStaller puts a proxy that can hold every byte between the
+// service and Postgres.
+func postgresStaller(t *testing.T) staller {
+	p, dbURL := postgresProxy(t)
 	return staller{
-		edit:    func(c *Config) { c.DatabaseURL = u.String() },
+		edit:    func(c *Config) { c.DatabaseURL = dbURL },
 		stall:   func(*testing.T) { p.Stall() },
 		unstall: func(*testing.T) { p.Resume() },
 	}
@@ -147,17 +154,8 @@ func TestServeHistoryDeadline(t *testing.T) {
 // unavailable as a stalled one: 503 with Retry-After on every route that
 // needs the history, and the service answers again once Postgres does.
 func TestServeHistoryRefused(t *testing.T) {
-	u, err := url.Parse(pgtest.SchemaURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := stallproxy.Start(u.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	u.Host = p.Addr()
-	base, _ := startService(t, func(c *Config) { c.DatabaseURL = u.String() })
+	p, dbURL := postgresProxy(t)
+	base, _ := startService(t, func(c *Config) { c.DatabaseURL = dbURL })
 	sid := uuid.NewString()
 	body := fmt.Sprintf(`{"question":"What does an IMU measure?","session_id":%q}`, sid)
 	if resp, data := postJSON(t, base+"/api/chat", body); resp.StatusCode != 200 {
