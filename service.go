@@ -178,6 +178,21 @@ func (q PageQuery) Check() error {
 	return nil
 }
 
+// Cursor returns the query's cursor, a message id, and the parameter that
+// named it; "" when the page is the session's latest.
+func (q PageQuery) Cursor() (field, id string) {
+	if q.After != "" {
+		return "after", q.After
+	}
+	return "before", q.Before
+}
+
+// CursorNotInSession is the error of a cursor that is no message of the
+// session: an EINVALID *Error naming the parameter.
+func CursorNotInSession(field, sessionID string) *Error {
+	return fieldError(EINVALID, field, "%s is not a message of session %s", field, sessionID)
+}
+
 // MessagePage is one page of a session's messages, oldest first.
 type MessagePage struct {
 	Messages []Message

@@ -284,10 +284,7 @@ func (h *History) MessagesPage(ctx context.Context, sessionID string, q rag.Page
 }
 
 func messagesPage(ctx context.Context, c *pgx.Conn, sid string, q rag.PageQuery) (rag.MessagePage, error) {
-	field, cursor := "before", q.Before
-	if q.After != "" {
-		field, cursor = "after", q.After
-	}
+	field, cursor := q.Cursor()
 	var (
 		rows pgx.Rows
 		err  error
@@ -306,9 +303,7 @@ FROM chat_messages WHERE session_id = $1 ORDER BY created_at DESC, seq DESC LIMI
 			if err := sessionExists(ctx, c, sid); err != nil {
 				return rag.MessagePage{}, err
 			}
-			e := rag.Errorf(rag.EINVALID, "%s is not a message of session %s", field, sid)
-			e.Details = map[string]any{"field": field}
-			return rag.MessagePage{}, e
+			return rag.MessagePage{}, rag.CursorNotInSession(field, sid)
 		}
 		if err != nil {
 			return rag.MessagePage{}, err

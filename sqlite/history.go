@@ -562,10 +562,7 @@ func (h *History) MessagesPage(ctx context.Context, sessionID string, q rag.Page
 }
 
 func (h *History) messagesPage(ctx context.Context, sid string, q rag.PageQuery) (rag.MessagePage, error) {
-	field, cursor := "before", q.Before
-	if q.After != "" {
-		field, cursor = "after", q.After
-	}
+	field, cursor := q.Cursor()
 	var (
 		rows *sql.Rows
 		err  error
@@ -584,9 +581,7 @@ FROM chat_messages WHERE session_id = ? ORDER BY created_at DESC, seq DESC LIMIT
 			if err := h.sessionExists(ctx, sid); err != nil {
 				return rag.MessagePage{}, err
 			}
-			e := rag.Errorf(rag.EINVALID, "%s is not a message of session %s", field, sid)
-			e.Details = map[string]any{"field": field}
-			return rag.MessagePage{}, e
+			return rag.MessagePage{}, rag.CursorNotInSession(field, sid)
 		}
 		if err != nil {
 			return rag.MessagePage{}, err
