@@ -296,14 +296,21 @@ func missingTerm(answer string, terms []string) string {
 	return ""
 }
 
-// normHeading compares headings without a trailing {#anchor}, case or
-// surrounding space.
+// normHeading compares headings as a reader sees them: without a
+// trailing {#anchor} (Docusaurus) or [[anchor]] (Hugging Face's
+// doc-builder), without inline code and emphasis marks (a question file
+// may name the heading as written, "The `map()` method", a source as
+// shown, "The map() method"), case or surrounding space.
 func normHeading(h string) string {
 	h = strings.TrimSpace(h)
 	if i := strings.LastIndex(h, "{#"); i >= 0 && strings.HasSuffix(h, "}") {
 		h = strings.TrimSpace(h[:i])
 	}
-	return strings.ToLower(h)
+	if i := strings.LastIndex(h, "[["); i >= 0 && strings.HasSuffix(h, "]]") {
+		h = strings.TrimSpace(h[:i])
+	}
+	h = strings.NewReplacer("`", "", "**", "", "__", "").Replace(h)
+	return strings.ToLower(strings.Join(strings.Fields(h), " "))
 }
 
 // hasGoldSource reports whether a source's chunk lies in the gold chapter

@@ -470,3 +470,21 @@ func TestCalibrate(t *testing.T) {
 		t.Errorf("WriteText: %v\n%s", err, buf.String())
 	}
 }
+
+func TestNormHeading(t *testing.T) {
+	tests := []struct{ gold, shown string }{
+		{"Drift {#drift}", "drift"},
+		{"Attention masks[[attention-masks]]", "Attention masks"},
+		{"The `upload_file` approach[[the-uploadfile-approach]]", "The upload_file approach"},
+		{"From `Dataset`s to `DataFrame`s and back", "From Datasets to DataFrames and back"},
+		{"**Bold**  heading", "bold heading"},
+	}
+	for _, tt := range tests {
+		if g, s := normHeading(tt.gold), normHeading(tt.shown); g != s {
+			t.Errorf("normHeading(%q) = %q, normHeading(%q) = %q: want them equal", tt.gold, g, tt.shown, s)
+		}
+	}
+	if normHeading("Drift") == normHeading("Bias") {
+		t.Error("different headings compare equal")
+	}
+}

@@ -15,7 +15,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f.str(&cfg.Docs, "docs", "TEXTBOOK_RAG_DOCS", "textbook folder; empty = the built-in sample book")
 	f.answering()
 	var questions, books string
-	var asJSON, verbose, strict bool
+	var asJSON, verbose, strict, split bool
 	opt := eval.DefaultFitOptions()
 	f.fs.StringVar(&questions, "questions", "", "question file (JSON Lines, see ../shared/eval/FORMAT.md)")
 	f.fs.StringVar(&books, "books", "", "leave-one-book-out over a books.tsv: each book evaluated with a model fitted on the others")
@@ -23,12 +23,13 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f.fs.Float64Var(&opt.WrongBudget, "wrong-budget", opt.WrongBudget, "with --books: each fit's wrong-answer budget")
 	f.fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.fs.BoolVar(&verbose, "verbose", false, "list every wrong question with the reason")
+	f.fs.BoolVar(&split, "split", false, "with --books: also print where each book's worded questions end (gates, no right candidate, right not picked, right pick)")
 	f.fs.BoolVar(&strict, "strict", false, "exit non-zero when an acceptance bar is missed (wrong answers above 2% of the questions among them)")
 	if err := f.parse(args); err != nil {
 		return err
 	}
 	if books != "" {
-		passed, err := runLeaveOneOut(ctx, cfg, books, opt, verbose, stdout, stderr)
+		passed, err := runLeaveOneOut(ctx, cfg, books, opt, verbose, split, stdout, stderr)
 		if err == nil && strict && !passed {
 			err = fmt.Errorf("evaluation missed an acceptance bar on a book")
 		}

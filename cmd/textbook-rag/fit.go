@@ -85,6 +85,8 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	f.fs.StringVar(&out, "out", "lexical/model.json", "where to write the fitted model")
 	f.fs.Float64Var(&opt.L2, "l2", opt.L2, "L2 regularisation on standardised features; 0 = chosen in cross-validation")
 	f.fs.Float64Var(&opt.WrongBudget, "wrong-budget", opt.WrongBudget, "share of all questions the threshold may answer wrongly in cross-validation")
+	var dump string
+	f.fs.StringVar(&dump, "dump", "", "also write every labelled candidate (features, label, section) to this JSON file, for analysis")
 	if err := f.parse(args); err != nil {
 		return err
 	}
@@ -103,6 +105,15 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	labelled, err := collect(ctx, books)
 	if err != nil {
 		return err
+	}
+	if dump != "" {
+		data, err := json.Marshal(labelled)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(dump, data, 0o644); err != nil {
+			return fmt.Errorf("write dump: %w", err)
+		}
 	}
 	m, err := eval.Fit(labelled, opt)
 	if err != nil {
@@ -128,7 +139,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 // runLeaveOneOut evaluates each book of a books.tsv file with a model
 // fitted on the others and prints the per-book figures and their mean.
-func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.FitOptions, verbose bool, stdout, stderr io.Writer) (bool, error) {
+func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.FitOptions, verbose, split bool, stdout, stderr io.Writer) (bool, error) {
 	books, err := openBooks(ctx, cfg, booksPath, stderr)
 	if err != nil {
 		return false, err
@@ -147,6 +158,7 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 		return false, err
 	}
 	var rows []eval.BookFigures
+	var splits []eval.Split
 	passed := true
 	for i, b := range books {
 		var others []*eval.Labelled
@@ -172,7 +184,14 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 			fmt.Fprintln(stdout)
 		}
 		rows = append(rows, eval.FiguresOf(b.Name, rep))
+		splits = append(splits, eval.SplitOf(labelled[i], b.qs, m))
 		passed = passed && rep.Passed()
+	}
+	if split {
+		if err := eval.WriteSplitTable(stdout, splits); err != nil {
+			return false, err
+		}
+		fmt.Fprintln(stdout)
 	}
 	return passed, eval.WriteBookTable(stdout, rows)
 }
