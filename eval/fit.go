@@ -91,6 +91,11 @@ type Asked struct {
 	Correct []bool
 	// Section names each candidate's section (chapter › heading).
 	Section []string
+	// AtGold[i]: quoting candidate i cites the gold section, whether or
+	// not the quote holds every answer term. It tells a question whose
+	// answering section is not among the candidates from one whose
+	// quote of it falls short.
+	AtGold []bool
 }
 
 // recorder stands in for the tutor's evidence finder: it records the
@@ -139,15 +144,18 @@ func Collect(ctx context.Context, book string, t *tutor.Tutor, ix *lexical.Index
 		a := Asked{ID: q.ID, Category: q.Category}
 		for _, c := range rec.seen {
 			a.X = append(a.X, c.Features)
-			ok := false
+			ok, gold := false, false
 			if q.Expect == "answer" {
 				g, err := extractive.Generator{}.Generate(ctx, rag.GenerateRequest{Question: q.Question, Evidence: c.Passages}, nil)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", q.ID, err)
 				}
-				ok = Score(q, rag.ChatResponse{Answer: g.Text, Sources: tutor.SourcesOf(c.Passages)}, chunk).Correct
+				sources := tutor.SourcesOf(c.Passages)
+				ok = Score(q, rag.ChatResponse{Answer: g.Text, Sources: sources}, chunk).Correct
+				gold = hasGoldSource(q, sources, chunk)
 			}
 			a.Correct = append(a.Correct, ok)
+			a.AtGold = append(a.AtGold, gold)
 			a.Section = append(a.Section, c.Section)
 		}
 		out.Asked = append(out.Asked, a)

@@ -18,8 +18,11 @@ type Split struct {
 	Worded int    `json:"worded"`
 	// Gates: stopped before the answerer (score gates, out-of-scope).
 	Gates int `json:"gates"`
-	// NoRight: reached the answerer, no candidate would be right.
-	NoRight int `json:"no_right_candidate"`
+	// NoRight: reached the answerer, no candidate would be right;
+	// GoldShort of them have a candidate at the gold section whose quote
+	// lacks an answer term.
+	NoRight   int `json:"no_right_candidate"`
+	GoldShort int `json:"gold_quote_short"`
 	// Missed: a right candidate exists but another section is picked;
 	// Second counts those whose right section ranks second.
 	Missed int `json:"right_not_picked"`
@@ -61,6 +64,9 @@ func SplitOf(l *Labelled, qs []Question, m *lexical.Model) Split {
 			continue
 		case !anyTrue(a.Correct):
 			s.NoRight++
+			if anyTrue(a.AtGold) {
+				s.GoldShort++
+			}
 		default:
 			s.Missed++
 			if rankOfRight(probs, a.Section, a.Correct) == 2 {
@@ -115,12 +121,13 @@ func rankOfRight(probs []float64, sections []string, correct []bool) int {
 func WriteSplitTable(w io.Writer, rows []Split) error {
 	sw := &stickyWriter{w: w}
 	t := newTable()
-	fmt.Fprintln(t, "book\tworded\tgates\tno right candidate\tright not picked (2nd)\tright pick\tanswered\twrong")
+	fmt.Fprintln(t, "book\tworded\tgates\tno right candidate (gold, short quote)\tright not picked (2nd)\tright pick\tanswered\twrong")
 	tot := Split{Book: "total"}
 	for _, r := range rows {
 		tot.Worded += r.Worded
 		tot.Gates += r.Gates
 		tot.NoRight += r.NoRight
+		tot.GoldShort += r.GoldShort
 		tot.Missed += r.Missed
 		tot.Second += r.Second
 		tot.Picked += r.Picked
@@ -129,7 +136,7 @@ func WriteSplitTable(w io.Writer, rows []Split) error {
 	}
 	for _, r := range append(rows, tot) {
 		share := func(n int) string { return fmt.Sprintf("%d %s", n, pct(float64(n)/float64(max(r.Worded, 1)))) }
-		fmt.Fprintf(t, "%s\t%d\t%s\t%s\t%s (%d)\t%s\t%s\t%d\n", r.Book, r.Worded, share(r.Gates), share(r.NoRight),
+		fmt.Fprintf(t, "%s\t%d\t%s\t%s (%d)\t%s (%d)\t%s\t%s\t%d\n", r.Book, r.Worded, share(r.Gates), share(r.NoRight), r.GoldShort,
 			share(r.Missed), r.Second, share(r.Picked), share(r.Answered), r.Wrong)
 	}
 	t.flush(sw)
