@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -296,14 +297,17 @@ func missingTerm(answer string, terms []string) string {
 	return ""
 }
 
-// normHeading compares headings without a trailing {#anchor}, case or
-// surrounding space.
+// headingAnchor is the anchor a heading's source may end in: Docusaurus's
+// {#id} or Hugging Face doc-builder's [[id]].
+var headingAnchor = regexp.MustCompile(`\s*(?:\{#[^{}]*\}|\[\[[^\[\]\s]*\]\])\s*$`)
+
+// normHeading compares headings without a trailing anchor ({#id} or
+// [[id]]), code-span backticks, case or surrounding space: the labels
+// write a heading as its Markdown source, the chunker keeps its text.
 func normHeading(h string) string {
-	h = strings.TrimSpace(h)
-	if i := strings.LastIndex(h, "{#"); i >= 0 && strings.HasSuffix(h, "}") {
-		h = strings.TrimSpace(h[:i])
-	}
-	return strings.ToLower(h)
+	h = headingAnchor.ReplaceAllString(strings.TrimSpace(h), "")
+	h = strings.ReplaceAll(h, "`", "")
+	return strings.ToLower(strings.TrimSpace(h))
 }
 
 // hasGoldSource reports whether a source's chunk lies in the gold chapter
