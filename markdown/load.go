@@ -24,7 +24,7 @@ import (
 
 // Version names the chunker's output format. Change it whenever the same
 // book would be cut differently, so existing indexes are rebuilt.
-const Version = "7"
+const Version = "8"
 
 // Options are the chunker's sizes, in cl100k tokens.
 type Options struct {

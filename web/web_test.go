@@ -358,3 +358,30 @@ func TestReadmeIsModuleIndex(t *testing.T) {
 		t.Error("the module is not titled after its README")
 	}
 }
+
+// A doc-builder heading's [[anchor]] is its id on the page, not text.
+func TestDocBuilderAnchors(t *testing.T) {
+	h, err := web.New(os.DirFS("../markdown/testdata/docbuilder"), web.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body := get(t, h, "/docs/chapter1/3")
+	for _, want := range []string{
+		`<h1 id="masks-and-padding">Masks and padding</h1>`,
+		`<h2 id="attention-masks">Attention masks</h2>`,
+		"# Attention masks[[attention-masks]]", // in a code block it is code
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	if strings.Contains(body, "Attention masks[[attention-masks]]</h2>") {
+		t.Error("the heading shows its anchor")
+	}
+	_, body = get(t, h, "/docs/chapter1/2")
+	for _, bad := range []string{"{#if", "{:else}", "{/if}", "tf.matmul", "CourseFloatingBanner"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("page shows %q", bad)
+		}
+	}
+}
