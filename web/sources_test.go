@@ -61,7 +61,7 @@ func TestNestedBookPages(t *testing.T) {
 // that holds its anchor: both read the book through markdown.ReadTree.
 func TestSourcesLinkToPages(t *testing.T) {
 	books := map[string]fs.FS{"sample": sample.Docs(), "nested": nestedBook(),
-		"docbuilder": os.DirFS("../markdown/testdata/docbuilder")}
+		"docbuilder": os.DirFS("../markdown/testdata/docbuilder"), "mdbook": os.DirFS("../markdown/testdata/mdbook")}
 	for _, name := range []string{"physical-ai-textbook", "humanoid-robotics-textbook", "huggingface-course"} {
 		dir := filepath.Join("../../shared/corpus", name)
 		if _, err := os.Stat(dir); err != nil {
