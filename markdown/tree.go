@@ -16,8 +16,9 @@ import (
 	"unicode/utf8"
 )
 
-// Tree is a book as a Docusaurus site shows it: its modules and chapters
-// in sidebar order, with titles, sidebar labels and page paths. The
+// Tree is a book as a Docusaurus site shows it (or as its mdBook SUMMARY.md
+// or doc-builder _toctree.yml lists it): its modules and chapters in
+// sidebar order, with titles, sidebar labels and page paths. The
 // chunker and the reader's page both read the book through it.
 type Tree struct {
 	Title string
