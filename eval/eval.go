@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -296,20 +297,17 @@ func missingTerm(answer string, terms []string) string {
 	return ""
 }
 
+// headingAnchor is the anchor a heading's source may end in: Docusaurus's
+// {#id} or Hugging Face doc-builder's [[id]].
+var headingAnchor = regexp.MustCompile(`\s*(?:\{#[^{}]*\}|\[\[[^\[\]\s]*\]\])\s*$`)
+
 // normHeading compares headings as a reader sees them: without a
-// trailing {#anchor} (Docusaurus) or [[anchor]] (Hugging Face's
-// doc-builder), without inline code and emphasis marks (a question file
-// may name the heading as written, "The `map()` method", a source as
-// shown, "The map() method"), case or surrounding space.
+// trailing anchor ({#id} or [[id]]), code-span backticks or bold marks,
+// case or extra space. The labels write a heading as its Markdown source
+// ("The `map()` method"), the chunker keeps its text ("The map() method").
 func normHeading(h string) string {
-	h = strings.TrimSpace(h)
-	if i := strings.LastIndex(h, "{#"); i >= 0 && strings.HasSuffix(h, "}") {
-		h = strings.TrimSpace(h[:i])
-	}
-	if i := strings.LastIndex(h, "[["); i >= 0 && strings.HasSuffix(h, "]]") {
-		h = strings.TrimSpace(h[:i])
-	}
-	h = strings.NewReplacer("`", "", "**", "", "__", "").Replace(h)
+	h = headingAnchor.ReplaceAllString(strings.TrimSpace(h), "")
+	h = strings.NewReplacer("`", "", "**", "").Replace(h)
 	return strings.ToLower(strings.Join(strings.Fields(h), " "))
 }
 

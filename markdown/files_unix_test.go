@@ -112,3 +112,63 @@ func TestCategoryNotRegularWarned(t *testing.T) {
 		})
 	}
 }
+
+// An mdBook's include is read inside the book only: a link (to a file
+// outside, or to a folder outside) and a FIFO are not followed, with a
+// warning, and the include line goes.
+func TestIncludesOnlyRegularFilesInTheBook(t *testing.T) {
+	root := t.TempDir()
+	book := filepath.Join(root, "book")
+	outside := filepath.Join(root, "outside")
+	for _, d := range []string{filepath.Join(book, "src"), filepath.Join(book, "listings"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(outside, "secret.rs"), "PASSWORD\n")
+	write(filepath.Join(book, "listings", "ok.rs"), "fn ok() {}\n")
+	write(filepath.Join(book, "src", "SUMMARY.md"), "- [A](a.md)\n")
+	write(filepath.Join(book, "src", "a.md"), "# A\n\n## Code\n\n```rust\n"+
+		"{{#include ../listings/ok.rs}}\n{{#include ../listings/leak.rs}}\n{{#include ../listings/out/secret.rs}}\n"+
+		"{{#include ../listings/fifo.rs}}\n{{#include ../../outside/secret.rs}}\n```\n")
+	for name, target := range map[string]string{"leak.rs": filepath.Join(outside, "secret.rs"), "out": outside} {
+		if err := os.Symlink(target, filepath.Join(book, "listings", name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(book, "listings", "fifo.rs"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := &warnLog{}
+	snap, err := ReadDir(t.Context(), book, w.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, chunks, err := Load(t.Context(), snap, w.opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := allText(chunks)
+	if !strings.Contains(text, "```rust\nfn ok() {}\n```") {
+		t.Errorf("the include inside the book is not read, or a link left its line:\n%s", text)
+	}
+	if strings.Contains(text, "PASSWORD") || strings.Contains(text, "{{#") {
+		t.Errorf("chunks:\n%s", text)
+	}
+	for _, want := range []string{
+		"listings/leak.rs: skipped: a symbolic link",
+		"listings/fifo.rs: skipped: a named pipe",
+		"{{#include ../listings/out/secret.rs}} left out",
+		"{{#include ../../outside/secret.rs}} left out: ../../outside/secret.rs leads out of the book",
+	} {
+		if !strings.Contains(w.String(), want) {
+			t.Errorf("no warning %q in:\n%s", want, w)
+		}
+	}
+}

@@ -1,7 +1,9 @@
 // Package markdown reads a Docusaurus-style book — folders are modules,
-// .md/.mdx files are chapters — parses each page with goldmark and cuts it
-// into chunks for retrieval: split at `##`, then at `###` and at block
-// boundaries when a section is too big, small pieces joined to a
+// .md/.mdx files are chapters — or one laid out for mdBook (SUMMARY.md) or
+// Hugging Face's doc-builder (_toctree.yml), whose table of contents gives
+// the order, titles and modules. It parses each page with goldmark and
+// cuts it into chunks for retrieval: split at `##`, then at `###` and at
+// block boundaries when a section is too big, small pieces joined to a
 // neighbour, adjacent chunks overlapping a little.
 package markdown
 
@@ -24,7 +26,7 @@ import (
 
 // Version names the chunker's output format. Change it whenever the same
 // book would be cut differently, so existing indexes are rebuilt.
-const Version = "7"
+const Version = "8"
 
 // Options are the chunker's sizes, in cl100k tokens.
 type Options struct {
@@ -121,13 +123,34 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (rag.Book, []rag.Chunk,
 	return book, chunks, nil
 }
 
-// walkBook lists the book's pages and _category_.json files (by folder).
-// Only regular files are read: a symbolic link could lead out of the book
-// (or to /dev/zero), a FIFO would block the read forever; they, devices
-// and sockets are skipped with a warning.
-func walkBook(ctx context.Context, fsys fs.FS, opts Options) ([]string, map[string]string, error) {
-	var pages []string
-	categories := map[string]string{} // folder -> its _category_.json
+// listing is what walkBook found: the book's pages, its folders'
+// _category_.json files and a doc-builder table of contents. An mdBook's
+// SUMMARY.md is among the pages: whether it is a table of contents is
+// known once it is read.
+type listing struct {
+	pages      []string
+	categories map[string]string // folder -> its _category_.json
+	toctree    string            // "_toctree.yml" when the book has one
+}
+
+// files lists every file the listing names.
+func (l listing) files() []string {
+	files := append([]string(nil), l.pages...)
+	for _, p := range l.categories {
+		files = append(files, p)
+	}
+	if l.toctree != "" {
+		files = append(files, l.toctree)
+	}
+	return files
+}
+
+// walkBook lists the book's pages, _category_.json files (by folder) and
+// _toctree.yml. Only regular files are read: a symbolic link could lead
+// out of the book (or to /dev/zero), a FIFO would block the read forever;
+// they, devices and sockets are skipped with a warning.
+func walkBook(ctx context.Context, fsys fs.FS, opts Options) (listing, error) {
+	l := listing{categories: map[string]string{}}
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil && p != "." && errors.Is(err, fs.ErrNotExist) {
 			// Removed since its folder was listed: the book is being edited.
@@ -155,17 +178,22 @@ func walkBook(ctx context.Context, fsys fs.FS, opts Options) ([]string, map[stri
 			return nil
 		}
 		isCategory := name == "_category_.json"
-		if !isCategory && (hidden(name) || !isPage(name)) && d.Type()&fs.ModeSymlink == 0 {
+		isToctree := p == toctreeFile
+		if !isCategory && !isToctree && (hidden(name) || !isPage(name)) && d.Type()&fs.ModeSymlink == 0 {
 			return nil
 		}
 		if !d.Type().IsRegular() {
-			if !hidden(name) || isCategory {
+			if !hidden(name) || isCategory || isToctree {
 				opts.warn(p, fmt.Errorf("%w: %s", errSkipped, kindOf(d.Type())))
 			}
 			return nil
 		}
-		if isCategory {
-			categories[path.Dir(p)] = p
+		switch {
+		case isCategory:
+			l.categories[path.Dir(p)] = p
+			return nil
+		case isToctree:
+			l.toctree = p
 			return nil
 		}
 		if hasControl(name) {
@@ -173,10 +201,10 @@ func walkBook(ctx context.Context, fsys fs.FS, opts Options) ([]string, map[stri
 			opts.warn(p, fmt.Errorf("%w: the name holds control characters", errSkipped))
 			return nil
 		}
-		pages = append(pages, p)
+		l.pages = append(l.pages, p)
 		return nil
 	})
-	return pages, categories, err
+	return l, err
 }
 
 // errSkipped marks a file left out of the book; the rest is read.

@@ -28,10 +28,13 @@ var (
 // (<Tabs>, <TabItem …>, over several lines too) go, the text between the
 // tags stays; quiz components and mermaid diagrams go whole; admonition
 // markers (":::note Title" … ":::") go, their title and content stay.
-// Other fenced code is left exactly as it is. The chunker and the reader's
+// Hugging Face doc-builder pages read the same way: a heading's trailing
+// [[anchor]] becomes its {#anchor}, of each {#if fw === '…'} block only
+// the default framework's branch stays, and a GitHub alert's "[!TIP]"
+// marker goes. Other fenced code is left exactly as it is. The chunker and the reader's
 // page both read pages through it, so they see the same text.
 func StripMDX(body []byte) []byte {
-	lines := strings.Split(string(body), "\n")
+	lines := selectFramework(strings.Split(string(body), "\n"))
 	out := make([]string, 0, len(lines)+8)
 	fence, dropFence := "", false
 	quizDepth := 0
@@ -103,7 +106,7 @@ func StripMDX(body []byte) []byte {
 			out = append(out, "")
 			continue
 		}
-		out = append(out, stripComponents(line))
+		out = append(out, docLine(stripComponents(line)))
 	}
 	return []byte(strings.Join(out, "\n"))
 }

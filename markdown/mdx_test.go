@@ -12,6 +12,19 @@ func TestStripMDX(t *testing.T) {
 		{"admonition", ":::tip Homing\nHome it.\n:::", "\nHoming\n\nHome it.\n"},
 		{"fenced code untouched", "```js\nimport x from 'y';\n:::\n```", "```js\nimport x from 'y';\n:::\n```"},
 		{"html kept", "a <br/> b <sub>2</sub>", "a <br/> b <sub>2</sub>"},
+		{"doc-builder anchor becomes an id", "## Attention masks[[attention-masks]]", "## Attention masks {#attention-masks}"},
+		{"doc-builder anchor after spaces", "### Why? [[why-]]  ", "### Why? {#why-}"},
+		{"doc-builder anchor an id cannot hold", "## Odd[[a'b]]", "## Odd"},
+		{"brackets in text stay", "Lists [[1, 2]] of ids\n## a [[b]] c", "Lists [[1, 2]] of ids\n## a [[b]] c"},
+		{"anchor in code stays", "```md\n## A[[a]]\n```", "```md\n## A[[a]]\n```"},
+		{"default framework kept", "{#if fw === 'pt'}\nPyTorch\n{:else}\nKeras\n{/if}\nBoth", "PyTorch\nBoth"},
+		{"default framework second", "{#if fw === 'tf'}\nKeras\n{:else}\nPyTorch\n{/if}", "PyTorch"},
+		{"dropped branch's code", "{#if fw === 'tf'}\n```py\n{/if}\n```\n{/if}\nafter", "after"},
+		{"unknown condition keeps every branch", "{#if lang === 'en'}\nA\n{:else}\nB\n{/if}", "A\nB"},
+		{"unclosed block", "{#if fw === 'tf'}\nKeras", ""},
+		{"framework block in a quote", "> [!TIP]\n> {#if fw === 'pt'}\n> Trainer\n> {:else}\n> Keras\n> {/if}", ">\n> Trainer"},
+		{"alert marker", ">[!warning]\n> Careful.\n\n> [!TIP] not alone", ">\n> Careful.\n\n> [!TIP] not alone"},
+		{"stray markers are text", "{:else}\n{/if}", "{:else}\n{/if}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -237,6 +237,9 @@ func FuzzLoader(f *testing.F) {
 	f.Add("m/a.md", "# A\r\rText.\r", "m/n/b.md", "# B\x00\n", `{"label": ["x"]}`)
 	f.Add("m/index.md", "---\nid: same\n---\n# A\n\nx\n", "m/other.md", "---\nid: same\n---\n# B\n\ny\n", `[`)
 	f.Add("m/_x.md", "hidden", "m/.git/a.md", "hidden", `null`)
+	f.Add("SUMMARY.md", "# S\n\n[I](m/a.md)\n\n- [A](m/b.md)\n  - [B]()\n", "m/a.md", "# A\n\n{{#include b.md:2:3}}\n{{#include b.md:x}}\n", `{}`)
+	f.Add("src/SUMMARY.md", "- [A](a.md)\n", "src/a.md", "{{#include a.md}}\n\\{{#include a.md}}\n{{#playground ../../x}}\n", `{}`)
+	f.Add("_toctree.yml", "- title: T\n  sections:\n  - local: m/a\n    title: A\n", "m/a.md", "# A[[a]]\n{#if fw === 'pt'}\nX\n{:else}\nY\n{/if}\n", `{}`)
 	f.Fuzz(func(t *testing.T, p1, d1, p2, d2, category string) {
 		book := fstest.MapFS{}
 		for _, file := range [][2]string{{p1, d1}, {p2, d2}} {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"testing/fstest"
 	"time"
 )
@@ -31,8 +32,9 @@ type fileStamp struct {
 	modTime time.Time
 }
 
-// ReadDir reads the book in folder dir into memory: the pages and
-// _category_.json files the loader uses, each opened inside dir (through
+// ReadDir reads the book in folder dir into memory: the pages,
+// _category_.json and _toctree.yml files the loader uses and the files an
+// mdBook's pages include, each opened inside dir (through
 // os.Root, so no path or link leads out of it), without following a
 // symbolic link and without blocking on a FIFO, and read only when the
 // opened file is a regular one. Files left out are reported to
@@ -86,18 +88,16 @@ func ReadFS(ctx context.Context, fsys fs.FS, opts Options) (fs.FS, error) {
 	return snap, err
 }
 
-// readSnapshot lists the book and reads each file it lists with read; a
-// file that vanished after the listing is skipped with a warning. stamps
-// holds what each listed file looked like (a zero stamp: vanished).
+// readSnapshot lists the book and reads each file it lists with read, and
+// the files an mdBook's pages include; a file that vanished after the
+// listing is skipped with a warning. stamps holds what each file read
+// looked like (a zero stamp: vanished).
 func readSnapshot(ctx context.Context, fsys fs.FS, opts Options, read func(string) ([]byte, fileStamp, error)) (fstest.MapFS, map[string]fileStamp, error) {
-	pages, categories, err := walkBook(ctx, fsys, opts)
+	l, err := walkBook(ctx, fsys, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	files := pages
-	for _, p := range categories {
-		files = append(files, p)
-	}
+	files := l.files()
 	snap := fstest.MapFS{}
 	stamps := map[string]fileStamp{}
 	for _, p := range files {
@@ -118,7 +118,57 @@ func readSnapshot(ctx context.Context, fsys fs.FS, opts Options, read func(strin
 		}
 		snap[p] = &fstest.MapFile{Data: b, Mode: 0o444}
 	}
+	if slices.ContainsFunc(summaryPaths, func(p string) bool { return snap[p] != nil }) {
+		if err := readIncludes(ctx, snap, stamps, l.pages, opts, read); err != nil {
+			return nil, nil, err
+		}
+	}
 	return snap, stamps, nil
+}
+
+// readIncludes reads, with read, the files an mdBook's pages include (and
+// the files those include) into the snapshot, so the book's read holds
+// them too. A file that is not there is named by the page's warning when
+// the page is read; one skipped for another reason is warned about here.
+func readIncludes(ctx context.Context, snap fstest.MapFS, stamps map[string]fileStamp, pages []string, opts Options, read func(string) ([]byte, fileStamp, error)) error {
+	type todo struct {
+		file  string
+		depth int
+	}
+	var queue []todo
+	for _, p := range pages {
+		queue = append(queue, todo{p, 0})
+	}
+	tried := map[string]bool{}
+	for len(queue) > 0 {
+		t := queue[0]
+		queue = queue[1:]
+		f := snap[t.file]
+		if f == nil || t.depth >= maxIncludeDepth {
+			continue
+		}
+		for _, p := range includedFiles(t.file, f.Data) {
+			if _, done := stamps[p]; done || tried[p] {
+				continue
+			}
+			tried[p] = true
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			b, stamp, err := read(p)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				opts.warn(p, err)
+				continue
+			}
+			stamps[p] = stamp
+			snap[p] = &fstest.MapFile{Data: b, Mode: 0o444}
+			queue = append(queue, todo{p, t.depth + 1})
+		}
+	}
+	return nil
 }
 
 // changedSince reports whether the book's files are no longer what was
@@ -126,25 +176,23 @@ func readSnapshot(ctx context.Context, fsys fs.FS, opts Options, read func(strin
 func changedSince(ctx context.Context, fsys fs.FS, stamps map[string]fileStamp, opts Options) bool {
 	quiet := opts
 	quiet.Warn = nil
-	pages, categories, err := walkBook(ctx, fsys, quiet)
+	l, err := walkBook(ctx, fsys, quiet)
 	if err != nil {
 		return true
 	}
-	files := pages
-	for _, p := range categories {
-		files = append(files, p)
-	}
-	if len(files) != len(stamps) {
-		return true
-	}
-	for _, p := range files {
-		was, ok := stamps[p]
-		if !ok {
-			return true
+	for _, p := range l.files() {
+		if _, ok := stamps[p]; !ok {
+			return true // added
 		}
+	}
+	// The files read: those listed and those they include.
+	for p, was := range stamps {
 		info, err := fs.Stat(fsys, p)
 		if err != nil {
-			return was != (fileStamp{})
+			if was != (fileStamp{}) {
+				return true // removed
+			}
+			continue
 		}
 		if info.Size() != was.size || !info.ModTime().Equal(was.modTime) {
 			return true

@@ -16,8 +16,9 @@ import (
 	"unicode/utf8"
 )
 
-// Tree is a book as a Docusaurus site shows it: its modules and chapters
-// in sidebar order, with titles, sidebar labels and page paths. The
+// Tree is a book as a Docusaurus site shows it (or as its mdBook SUMMARY.md
+// or doc-builder _toctree.yml lists it): its modules and chapters in
+// sidebar order, with titles, sidebar labels and page paths. The
 // chunker and the reader's page both read the book through it.
 type Tree struct {
 	Title string
@@ -83,7 +84,7 @@ type Chapter struct {
 
 	fm     frontMatter
 	blocks []block
-	dir    string // folder, "" at the root
+	dir    string // folder, "" at the root (for an mdBook in src/, under src)
 }
 
 const noPosition = 1e9
@@ -91,17 +92,21 @@ const noPosition = 1e9
 // ReadTree reads a book's structure and pages.
 func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 	opts = opts.withDefaults()
-	pages, categories, err := walkBook(ctx, fsys, opts)
+	l, err := walkBook(ctx, fsys, opts)
 	if err != nil {
 		return nil, err
 	}
-	if len(pages) == 0 {
+	sort.Strings(l.pages)
+	hash := sha256.New()
+	lay, err := readLayout(fsys, &l, hash, opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(l.pages) == 0 {
 		return nil, ErrNoChapters
 	}
-	sort.Strings(pages)
-	hash := sha256.New()
 	var chapters []*Chapter
-	for _, p := range pages {
+	for _, p := range l.pages {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -118,19 +123,30 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 			opts.warn(p, fmt.Errorf("%w: not valid UTF-8 (save it as UTF-8)", errSkipped))
 			continue
 		}
+		if lay.mdBook {
+			b = expandIncludes(fsys, p, b, opts)
+		}
 		fmt.Fprintf(hash, "%s\x00%d\x00", p, len(b))
 		hash.Write(b)
-		chapters = append(chapters, newChapter(p, b))
+		chapters = append(chapters, newChapter(p, b, lay.base))
 	}
 	if len(chapters) == 0 {
 		return nil, fmt.Errorf("%w that could be read", ErrNoChapters)
+	}
+	categories := l.categories
+	if lay.toc != nil {
+		categories = nil // the table of contents orders and names the book
 	}
 	folders, err := readFolders(fsys, chapters, categories, hash, opts)
 	if err != nil {
 		return nil, err
 	}
 	t := &Tree{Title: "Textbook", folders: folders}
-	assignModules(t, chapters, folders)
+	if lay.toc != nil {
+		applyToc(t, chapters, folders, *lay.toc, opts)
+	} else {
+		assignModules(t, chapters, folders)
+	}
 	identify(t.Chapters, opts)
 	for _, c := range t.Chapters {
 		if c.ModuleID == "" && (c.IsIndex || stem(c.File) == "intro") {
@@ -142,11 +158,19 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 	return t, nil
 }
 
-func newChapter(p string, raw []byte) *Chapter {
+// newChapter reads a page. base is the folder the book's pages are in
+// (an mdBook's src), "" for the book's root: the page's folder, and so
+// its id and page path, are taken under it.
+func newChapter(p string, raw []byte, base string) *Chapter {
 	fm, body := splitFrontMatter(cleanText(raw))
-	c := &Chapter{File: p, Path: strings.TrimSuffix(strings.TrimSuffix(p, ".mdx"), ".md"), fm: fm, Body: StripMDX(body), Position: noPosition}
+	c := &Chapter{File: p, Path: pagePath(p), fm: fm, Body: StripMDX(body), Position: noPosition}
 	if d := path.Dir(p); d != "." {
 		c.dir = d
+	}
+	if c.dir == base {
+		c.dir = ""
+	} else if base != "" {
+		c.dir = strings.TrimPrefix(c.dir, base+"/")
 	}
 	s := stem(p)
 	c.IsIndex = isIndexName(s, c.dir)

@@ -65,8 +65,9 @@ func (b *book) render(c *chapter) error {
 }
 
 // rewriteLink points a link at a chapter of this book at its /docs page:
-// relative links to .md/.mdx files and site-absolute Docusaurus paths
-// ("/module-2/chapter-3", "/docs/module-2/chapter-3").
+// relative links to .md/.mdx files (and to the .html page mdBook builds
+// from a .md) and site-absolute Docusaurus paths ("/module-2/chapter-3",
+// "/docs/module-2/chapter-3").
 func (b *book) rewriteLink(c *chapter, dest string) string {
 	if dest == "" || strings.HasPrefix(dest, "#") || strings.Contains(dest, "://") || strings.HasPrefix(dest, "mailto:") {
 		return dest
@@ -81,8 +82,14 @@ func (b *book) rewriteLink(c *chapter, dest string) string {
 		}
 		return dest
 	}
-	if ext := path.Ext(target); ext == ".md" || ext == ".mdx" {
+	switch ext := path.Ext(target); ext {
+	case ".md", ".mdx":
 		if t, ok := b.byFile[path.Join(path.Dir(c.File), target)]; ok {
+			return t.URL + frag
+		}
+	case ".html":
+		// mdBook books link to the page it builds from a chapter.
+		if t, ok := b.byFile[path.Join(path.Dir(c.File), strings.TrimSuffix(target, ext)+".md")]; ok {
 			return t.URL + frag
 		}
 	}

@@ -60,8 +60,9 @@ func TestNestedBookPages(t *testing.T) {
 // Every source the tutor can give links to a page of the reader's view
 // that holds its anchor: both read the book through markdown.ReadTree.
 func TestSourcesLinkToPages(t *testing.T) {
-	books := map[string]fs.FS{"sample": sample.Docs(), "nested": nestedBook()}
-	for _, name := range []string{"physical-ai-textbook", "humanoid-robotics-textbook"} {
+	books := map[string]fs.FS{"sample": sample.Docs(), "nested": nestedBook(),
+		"docbuilder": os.DirFS("../markdown/testdata/docbuilder"), "mdbook": os.DirFS("../markdown/testdata/mdbook")}
+	for _, name := range []string{"physical-ai-textbook", "humanoid-robotics-textbook", "huggingface-course"} {
 		dir := filepath.Join("../../shared/corpus", name)
 		if _, err := os.Stat(dir); err != nil {
 			t.Logf("shared book %s not present (%v): skipped", name, err)

@@ -358,3 +358,91 @@ func TestReadmeIsModuleIndex(t *testing.T) {
 		t.Error("the module is not titled after its README")
 	}
 }
+
+// A doc-builder course's pages come in the order and under the titles of
+// its _toctree.yml; a heading's [[anchor]] is its id on the page, not text.
+func TestDocBuilderPages(t *testing.T) {
+	h, err := web.New(os.DirFS("../markdown/testdata/docbuilder"), web.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body := get(t, h, "/docs/chapter1/3")
+	nav := []string{
+		"0. Setup", ">Setting up a working environment<", "1. Attention, step by step", ">Introduction<",
+		">Masks and padding<", ">Scores<", ">Scaled scores<", ">Attention in Keras<",
+		">Live sessions<", "2. Putting it to work", ">A small classifier<",
+	}
+	at := 0
+	for _, s := range nav {
+		i := strings.Index(body[at:], s)
+		if i < 0 {
+			t.Fatalf("nav lacks %q after offset %d", s, at)
+		}
+		at += i + len(s)
+	}
+	for _, want := range []string{
+		`<h1 id="masks-and-padding">Masks and padding</h1>`,
+		`<h2 id="attention-masks">Attention masks</h2>`,
+		"# Attention masks[[attention-masks]]", // in a code block it is code
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	if strings.Contains(body, "Attention masks[[attention-masks]]</h2>") {
+		t.Error("the heading shows its anchor")
+	}
+	_, body = get(t, h, "/docs/chapter1/2")
+	for _, bad := range []string{"{#if", "{:else}", "{/if}", "tf.matmul", "CourseFloatingBanner"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("page shows %q", bad)
+		}
+	}
+}
+
+// An mdBook's pages come in the order and under the titles of its
+// SUMMARY.md, its includes are read, and its .html links lead to pages.
+func TestMdBookPages(t *testing.T) {
+	h, err := web.New(os.DirFS("../markdown/testdata/mdbook"), web.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, body := get(t, h, "/docs/ch01-00-getting-started")
+	if res.StatusCode != 200 {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	nav := []string{
+		`href="/docs/title-page"`, `href="/docs/foreword"`, "Getting Started",
+		`href="/docs/ch01-01-installation"`, ">Installation<", `href="/docs/ch01-02-hello-world"`,
+		`href="/docs/ch02-00-guessing-game"`, "Appendix", `href="/docs/appendix/keywords"`,
+		`href="/docs/unlisted"`,
+	}
+	at := 0
+	for _, s := range nav {
+		i := strings.Index(body[at:], s)
+		if i < 0 {
+			t.Fatalf("nav lacks %q after offset %d", s, at)
+		}
+		at += i + len(s)
+	}
+	for _, want := range []string{`href="/docs/ch01-01-installation"`, `href="/docs/ch01-02-hello-world#writing-and-running-a-program"`} {
+		if !strings.Contains(body[at:], want) {
+			t.Errorf("the page's links lack %s", want)
+		}
+	}
+	for _, bad := range []string{"SUMMARY", "print edition", "/docs/src/"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("page shows %q", bad)
+		}
+	}
+	_, body = get(t, h, "/docs/ch01-02-hello-world")
+	if !strings.Contains(body, "println!(&#34;Hello, world!&#34;);") && !strings.Contains(body, `println!(&quot;Hello, world!&quot;);`) {
+		t.Errorf("the included listing is not on the page:\n%s", body)
+	}
+	if strings.Contains(body, "{{#rustdoc_include") || strings.Contains(body, "{{#include ../") {
+		t.Error("the page shows an include link")
+	}
+	if !strings.Contains(body, "escape it: {{#include file.rs}} is shown") {
+		t.Error("an escaped include link is not shown as text")
+	}
+}

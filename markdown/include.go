@@ -1,0 +1,255 @@
+package markdown
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// An mdBook page pulls text from other files with links:
+// {{#include file.rs}}, {{#include file.rs:2:10}} (lines 2 to 10),
+// {{#include file.rs:name}} (between "ANCHOR: name" and "ANCHOR_END: name"),
+// {{#rustdoc_include …}} (the same lines are shown) and
+// {{#playground file.rs}} (the file as a Rust code block). A link written
+// \{{#include …}} is text. The path is relative to the page.
+
+var (
+	mdBookLink  = regexp.MustCompile(`\\\{\{#[^}]*\}\}|\{\{\s*#([A-Za-z0-9_]+)\s+([^}]+)\}\}`)
+	anchorStart = regexp.MustCompile(`ANCHOR:\s*([\w-]+)`)
+	anchorEnd   = regexp.MustCompile(`ANCHOR_END:\s*([\w-]+)`)
+)
+
+// maxIncludeDepth bounds includes within included files, as mdBook does.
+const maxIncludeDepth = 10
+
+// includes reports whether an mdBook link of this kind reads a file.
+func includes(kind string) bool {
+	switch kind {
+	case "include", "rustdoc_include", "playground", "playpen":
+		return true
+	}
+	return false
+}
+
+// includeTarget is the file an include link names, relative to the
+// including file, or an error when it leads out of the book.
+func includeTarget(from, args string) (string, error) {
+	fields := strings.Fields(args)
+	if len(fields) == 0 {
+		return "", errors.New("names no file")
+	}
+	name, _, _ := strings.Cut(fields[0], ":")
+	p := path.Join(path.Dir(from), name)
+	if path.IsAbs(name) || !fs.ValidPath(p) || p == "." {
+		return "", fmt.Errorf("%s leads out of the book", name)
+	}
+	return p, nil
+}
+
+// includedFiles lists the files a text's include links name, relative to
+// file (links that lead out of the book are left out).
+func includedFiles(file string, text []byte) []string {
+	var out []string
+	for _, m := range mdBookLink.FindAllSubmatch(text, -1) {
+		if m[1] == nil || !includes(string(m[1])) {
+			continue
+		}
+		if p, err := includeTarget(file, string(m[2])); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// expander replaces a page's include links with what they name.
+type expander struct {
+	fsys fs.FS
+	page string
+	opts Options
+	// room is how many more bytes includes may add: a page grows to at
+	// most the size limit of a file.
+	room int64
+}
+
+// expandIncludes replaces the mdBook links of a page with the text they
+// name, read from the book (never from outside it). A link that cannot
+// be resolved goes (its line, when it stands alone) with a warning; a
+// {{#title}} link goes; links of other preprocessors stay as they are.
+func expandIncludes(fsys fs.FS, page string, src []byte, opts Options) []byte {
+	if !mdBookLink.Match(src) {
+		return src
+	}
+	x := &expander{fsys: fsys, page: page, opts: opts, room: opts.MaxFileBytes}
+	return []byte(x.expand(page, string(src), 0))
+}
+
+func (x *expander) expand(file, s string, depth int) string {
+	if !strings.Contains(s, "{{") {
+		return s
+	}
+	lines := strings.SplitAfter(s, "\n")
+	var b strings.Builder
+	for _, line := range lines {
+		ms := mdBookLink.FindAllStringSubmatchIndex(line, -1)
+		if ms == nil {
+			b.WriteString(line)
+			continue
+		}
+		var out strings.Builder
+		at, dropped := 0, 0
+		for _, m := range ms {
+			out.WriteString(line[at:m[0]])
+			at = m[1]
+			link := line[m[0]:m[1]]
+			if m[2] < 0 {
+				out.WriteString(link[1:]) // escaped: the link as text
+				continue
+			}
+			kind, args := line[m[2]:m[3]], strings.TrimSpace(line[m[4]:m[5]])
+			switch {
+			case kind == "title":
+				dropped++
+			case !includes(kind):
+				out.WriteString(link)
+			default:
+				text, err := x.include(file, kind, args, depth)
+				if err != nil {
+					x.opts.warn(x.page, fmt.Errorf("%s left out: %w", link, err))
+					dropped++
+					continue
+				}
+				out.WriteString(text)
+			}
+		}
+		out.WriteString(line[at:])
+		if dropped == len(ms) && strings.TrimSpace(out.String()) == "" {
+			continue // the line held only links that went
+		}
+		b.WriteString(out.String())
+	}
+	return b.String()
+}
+
+// include reads what one link names, its own links expanded.
+func (x *expander) include(from, kind, args string, depth int) (string, error) {
+	if depth >= maxIncludeDepth {
+		return "", fmt.Errorf("included files nest deeper than %d levels", maxIncludeDepth)
+	}
+	target, err := includeTarget(from, args)
+	if err != nil {
+		return "", err
+	}
+	fields := strings.Fields(args)
+	_, sel, _ := strings.Cut(fields[0], ":")
+	b, err := readFile(x.fsys, target, x.opts.MaxFileBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%s: no such file in the book", target)
+	}
+	if err != nil {
+		return "", err
+	}
+	if !utf8.Valid(b) {
+		return "", fmt.Errorf("%s is not valid UTF-8", target)
+	}
+	text, err := selectLines(string(cleanText(b)), sel)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", target, err)
+	}
+	if kind == "playground" || kind == "playpen" {
+		info := "rust"
+		if len(fields) > 1 {
+			info += "," + strings.Join(fields[1:], ",")
+		}
+		text = "```" + info + "\n" + text + "\n```"
+	}
+	if int64(len(text)) > x.room {
+		return "", fmt.Errorf("the page would pass the limit of %s per file", byteSize(x.opts.MaxFileBytes))
+	}
+	x.room -= int64(len(text))
+	return x.expand(target, text, depth+1), nil
+}
+
+// selectLines picks the lines an include asks for: all ("" or nothing
+// after the colon), line n ("n"), lines a to b ("a:b", either may be
+// left out), or the lines between the anchor lines of a name. Anchor
+// lines themselves are never shown: they mark the file for mdBook, they
+// are not text for the reader. The text ends without a line break.
+func selectLines(text, sel string) (string, error) {
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	from, to := 1, len(lines)
+	switch a, b, isRange := strings.Cut(sel, ":"); {
+	case sel == "":
+	case isRange:
+		var err error
+		if from, err = lineNumber(a, 1); err == nil {
+			to, err = lineNumber(b, len(lines))
+		}
+		if err != nil {
+			return "", err
+		}
+	case isDigits(sel):
+		n, err := lineNumber(sel, 1)
+		if err != nil {
+			return "", err
+		}
+		from, to = n, n
+	default:
+		return anchored(lines, sel)
+	}
+	from, to = max(from, 1), min(to, len(lines))
+	var out []string
+	for i := from - 1; i < to; i++ {
+		if !isAnchorLine(lines[i]) {
+			out = append(out, lines[i])
+		}
+	}
+	return strings.Join(out, "\n"), nil
+}
+
+func lineNumber(s string, empty int) (int, error) {
+	if s == "" {
+		return empty, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%q is not a line number", s)
+	}
+	return n, nil
+}
+
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+func isAnchorLine(l string) bool {
+	return anchorStart.MatchString(l) || anchorEnd.MatchString(l)
+}
+
+// anchored returns the lines between "ANCHOR: name" and "ANCHOR_END: name".
+func anchored(lines []string, name string) (string, error) {
+	var out []string
+	in := false
+	for _, l := range lines {
+		if !in {
+			if m := anchorStart.FindStringSubmatch(l); m != nil && m[1] == name {
+				in = true
+			}
+			continue
+		}
+		if m := anchorEnd.FindStringSubmatch(l); m != nil && m[1] == name {
+			return strings.Join(out, "\n"), nil
+		}
+		if !isAnchorLine(l) {
+			out = append(out, l)
+		}
+	}
+	if in {
+		return strings.Join(out, "\n"), nil // mdBook reads an unclosed anchor to the end
+	}
+	return "", fmt.Errorf("no anchor %q", name)
+}

@@ -1,0 +1,484 @@
+package markdown
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+	"go.yaml.in/yaml/v3"
+)
+
+// Books written for mdBook and for Hugging Face's doc-builder give their
+// order and titles in one file, not in _category_.json and number
+// prefixes: mdBook in SUMMARY.md (at the book's root, or in src/ beside
+// book.toml), doc-builder in _toctree.yml. Both are read as a toc.
+
+const (
+	summaryFile = "SUMMARY.md"
+	toctreeFile = "_toctree.yml"
+	// maxTocDepth bounds the nesting of a table of contents; a real one
+	// has three or four levels.
+	maxTocDepth = 32
+)
+
+// tocEntry is one line of a table of contents.
+type tocEntry struct {
+	Title string
+	// Path is the page's path under the book root without extension, ""
+	// for an entry without a page (an mdBook draft, a doc-builder group).
+	Path string
+	// Ref is the page as the file writes it, for warnings.
+	Ref      string
+	Children []tocEntry
+}
+
+// toc is a book's table of contents.
+type toc struct {
+	file    string
+	entries []tocEntry
+}
+
+// layout is how a book gives its structure.
+type layout struct {
+	toc *toc // nil: folders, _category_.json and number prefixes
+	// base is the folder an mdBook's pages live in ("src" when SUMMARY.md
+	// is there): ids and page paths are taken under it.
+	base   string
+	mdBook bool // {{#include}} lines are read
+}
+
+// summaryPaths are where an mdBook's SUMMARY.md may be.
+var summaryPaths = []string{summaryFile, "src/" + summaryFile}
+
+// readLayout finds the book's table of contents: an mdBook SUMMARY.md (a
+// page named so that does not read as a table of contents stays a page),
+// else a _toctree.yml. The SUMMARY.md it takes leaves the pages, and so
+// do pages outside an mdBook's src folder (mdBook does not show them),
+// with a warning. The table of contents is part of the book's hash.
+func readLayout(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, error) {
+	known := map[string]bool{}
+	for _, p := range l.pages {
+		known[pagePath(p)] = true
+	}
+	for _, sp := range summaryPaths {
+		if !slices.Contains(l.pages, sp) {
+			continue
+		}
+		b, err := readFile(fsys, sp, opts.MaxFileBytes)
+		if errors.Is(err, errSkipped) {
+			continue // warned about when it is read as a page
+		}
+		if err != nil {
+			return layout{}, err
+		}
+		base := parentDir(sp)
+		entries, ok := parseSummary(cleanText(b), base)
+		if !ok || !listsAPage(entries, known) {
+			continue
+		}
+		hash.Write(b)
+		kept := l.pages[:0]
+		var outside []string
+		for _, p := range l.pages {
+			switch {
+			case p == sp:
+			case base != "" && !strings.HasPrefix(p, base+"/"):
+				outside = append(outside, p)
+			default:
+				kept = append(kept, p)
+			}
+		}
+		l.pages = kept
+		if len(outside) > 0 {
+			// One warning: a repository holds many (print editions, notes).
+			opts.warn(sp, fmt.Errorf("%d pages outside %s/ are not part of the mdBook: %s", len(outside), base, someOf(outside, 3)))
+		}
+		return layout{toc: &toc{file: sp, entries: entries}, base: base, mdBook: true}, nil
+	}
+	if l.toctree == "" {
+		return layout{}, nil
+	}
+	b, err := readFile(fsys, l.toctree, opts.MaxFileBytes)
+	if errors.Is(err, errSkipped) {
+		// The book is read by its folders instead.
+		opts.warn(l.toctree, err)
+		return layout{}, nil
+	}
+	if err != nil {
+		return layout{}, err
+	}
+	entries, err := parseToctree(b)
+	if err != nil {
+		return layout{}, fmt.Errorf("read %s: %w", l.toctree, err)
+	}
+	hash.Write(b)
+	return layout{toc: &toc{file: l.toctree, entries: entries}}, nil
+}
+
+// someOf lists the first n names, and how many more there are.
+func someOf(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
+}
+
+func pagePath(file string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(file, ".mdx"), ".md")
+}
+
+func listsAPage(entries []tocEntry, known map[string]bool) bool {
+	for _, e := range entries {
+		if known[e.Path] || listsAPage(e.Children, known) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseSummary reads an mdBook SUMMARY.md: prefix and suffix chapters as
+// links on their own lines, numbered chapters as a nested list of links
+// ("- [Title](file.md)", a draft as "- [Title]()"), part titles as
+// headings and "---" separators, which carry no page. ok is false when
+// the file holds anything else (prose, code): then it is a page named
+// SUMMARY.md, not a table of contents. dir is the file's folder.
+func parseSummary(src []byte, dir string) (entries []tocEntry, ok bool) {
+	doc := md.Parser().Parse(text.NewReader(src))
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		switch n := n.(type) {
+		case *ast.Heading, *ast.ThematicBreak, *ast.HTMLBlock:
+		case *ast.Paragraph:
+			es, ok := summaryLinks(n, src, dir)
+			if !ok {
+				return nil, false
+			}
+			entries = append(entries, es...)
+		case *ast.List:
+			es, ok := summaryList(n, src, dir, 0)
+			if !ok {
+				return nil, false
+			}
+			entries = append(entries, es...)
+		default:
+			return nil, false
+		}
+	}
+	return entries, len(entries) > 0
+}
+
+// summaryLinks reads a paragraph of links, one entry each; anything but
+// links and white space makes it no table of contents.
+func summaryLinks(n ast.Node, src []byte, dir string) ([]tocEntry, bool) {
+	var out []tocEntry
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *ast.Link:
+			out = append(out, summaryEntry(c, src, dir))
+		case *ast.Text:
+			if strings.TrimSpace(string(c.Segment.Value(src))) != "" {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+func summaryList(l *ast.List, src []byte, dir string, depth int) ([]tocEntry, bool) {
+	if depth > maxTocDepth {
+		return nil, false
+	}
+	var out []tocEntry
+	for item := l.FirstChild(); item != nil; item = item.NextSibling() {
+		first := item.FirstChild()
+		if first == nil {
+			return nil, false
+		}
+		es, ok := summaryLinks(first, src, dir)
+		if !ok || len(es) != 1 {
+			return nil, false
+		}
+		e := es[0]
+		for c := first.NextSibling(); c != nil; c = c.NextSibling() {
+			sub, isList := c.(*ast.List)
+			if !isList {
+				return nil, false
+			}
+			children, ok := summaryList(sub, src, dir, depth+1)
+			if !ok {
+				return nil, false
+			}
+			e.Children = append(e.Children, children...)
+		}
+		out = append(out, e)
+	}
+	return out, true
+}
+
+func summaryEntry(l *ast.Link, src []byte, dir string) tocEntry {
+	ref := string(l.Destination)
+	return tocEntry{Title: PlainText(l, src), Ref: ref, Path: tocPath(dir, ref)}
+}
+
+// tocPath is the page a table of contents names, relative to its folder
+// dir: its path under the book root without extension, or "" for none,
+// a web address or one that leads out of the book.
+func tocPath(dir, ref string) string {
+	ref = strings.TrimSpace(ref)
+	if u, err := url.PathUnescape(ref); err == nil {
+		ref = u
+	}
+	ref, _, _ = strings.Cut(ref, "#")
+	if ref == "" || strings.Contains(ref, "://") || path.IsAbs(ref) {
+		return ""
+	}
+	p := path.Join(dir, ref)
+	if p == "." || !fs.ValidPath(p) {
+		return ""
+	}
+	return pagePath(p)
+}
+
+// parseToctree reads a doc-builder _toctree.yml: a list of sections, each
+// with a title, a local page (its path without extension) and nested
+// sections. Other keys (isExpanded, new, …) are left alone. A mistake is
+// reported by line and by field.
+func parseToctree(b []byte) ([]tocEntry, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("not valid YAML: %w", err)
+	}
+	if len(doc.Content) == 0 {
+		return nil, errors.New("empty: want a list of sections")
+	}
+	return toctreeList(doc.Content[0], "the file", 0)
+}
+
+func toctreeList(n *yaml.Node, what string, depth int) ([]tocEntry, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("line %d: %s is %s, want a list of sections", n.Line, what, yamlKind(n))
+	}
+	if depth > maxTocDepth {
+		return nil, fmt.Errorf("line %d: sections nested deeper than %d levels", n.Line, maxTocDepth)
+	}
+	var out []tocEntry
+	for _, item := range n.Content {
+		if item.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("line %d: a section is %s, want a mapping (title, local, sections)", item.Line, yamlKind(item))
+		}
+		var e tocEntry
+		for i := 0; i+1 < len(item.Content); i += 2 {
+			k, v := item.Content[i], item.Content[i+1]
+			switch k.Value {
+			case "title", "local":
+				if v.Kind != yaml.ScalarNode {
+					return nil, fmt.Errorf("line %d: %q is %s, want text", v.Line, k.Value, yamlKind(v))
+				}
+				if k.Value == "title" {
+					e.Title = strings.TrimSpace(v.Value)
+				} else {
+					e.Ref = v.Value
+					e.Path = tocPath("", v.Value)
+				}
+			case "sections":
+				children, err := toctreeList(v, `"sections"`, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				e.Children = children
+			}
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// yamlKind names the kind of a YAML node for an error message.
+func yamlKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.AliasNode:
+		return "an alias (*name)"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "empty"
+		}
+		return "text"
+	}
+	return "empty"
+}
+
+// applyToc orders the book as its table of contents does. A top-level
+// entry with entries under it is a module: its own page (if any) is the
+// module's index, the pages under it, at any depth, its chapters. A
+// top-level entry without entries under it is a chapter at the book's
+// root. Titles come from the table of contents (a front-matter title
+// still wins). Pages it does not list are read after the listed ones,
+// grouped by folder as in a Docusaurus book, with a warning.
+func applyToc(t *Tree, chapters []*Chapter, folders map[string]*folder, tc toc, opts Options) {
+	byPath := map[string]*Chapter{}
+	for _, c := range chapters {
+		if _, ok := byPath[c.Path]; !ok {
+			byPath[c.Path] = c
+		}
+	}
+	listed := map[*Chapter]bool{}
+	pos := 0.0
+	take := func(e tocEntry) *Chapter {
+		if e.Ref == "" {
+			return nil
+		}
+		c := byPath[e.Path]
+		if c == nil {
+			opts.warn(tc.file, fmt.Errorf("lists %q, which is not a page of the book", e.Ref))
+			return nil
+		}
+		if listed[c] {
+			return nil // listed twice: it stays where it was first listed
+		}
+		listed[c] = true
+		c.Position = pos
+		pos++
+		if e.Title != "" {
+			if c.fm["title"] == "" {
+				c.Title = e.Title
+			}
+			if c.fm["sidebar_label"] == "" {
+				c.Label = e.Title
+			}
+		}
+		return c
+	}
+	var root []*Chapter
+	var modules []*Module
+	for _, e := range tc.entries {
+		if len(e.Children) == 0 {
+			if c := take(e); c != nil {
+				root = append(root, c)
+			}
+			continue
+		}
+		m := &Module{Title: e.Title, Position: pos}
+		if c := take(e); c != nil {
+			m.Index = c
+			m.Chapters = append(m.Chapters, c)
+		}
+		var under func([]tocEntry)
+		under = func(es []tocEntry) {
+			for _, e := range es {
+				if c := take(e); c != nil {
+					m.Chapters = append(m.Chapters, c)
+				}
+				under(e.Children)
+			}
+		}
+		under(e.Children)
+		if len(m.Chapters) == 0 {
+			continue
+		}
+		if m.Title == "" {
+			m.Title = m.Chapters[0].Title
+		}
+		modules = append(modules, m)
+	}
+	taken := map[string]bool{}
+	byID := map[string]*Module{}
+	for _, m := range modules {
+		m.ID = tocModuleID(m, taken)
+		m.Route = stripPathPrefixes(m.ID)
+		byID[m.ID] = m
+		for _, c := range m.Chapters {
+			c.ModuleID = m.ID
+		}
+	}
+	for _, c := range root {
+		c.ModuleID = ""
+	}
+
+	var rest []*Chapter
+	for _, c := range chapters {
+		if !listed[c] {
+			rest = append(rest, c)
+			opts.warn(c.File, fmt.Errorf("not listed in %s: read after the pages it lists", tc.file))
+		}
+	}
+	if len(rest) > 0 {
+		var more Tree
+		assignModules(&more, rest, folders)
+		for _, c := range more.Chapters {
+			c.Position = pos
+			pos++
+			if c.ModuleID == "" {
+				root = append(root, c)
+			}
+		}
+		for _, m := range more.Modules {
+			if have := byID[m.ID]; have != nil {
+				have.Chapters = append(have.Chapters, m.Chapters...)
+				continue
+			}
+			m.Position = m.Chapters[0].Position
+			modules = append(modules, m)
+		}
+	}
+	// The reader's navigation places a nested module by its top folder:
+	// the folder takes the place of its first module.
+	placed := map[string]bool{}
+	for _, m := range modules {
+		top, _, nested := strings.Cut(m.ID, "/")
+		if !nested || placed[top] {
+			continue
+		}
+		placed[top] = true
+		f := folders[top]
+		if f == nil {
+			f = &folder{title: stripNumberPrefix(top)}
+			folders[top] = f
+		}
+		f.position = m.Position
+	}
+	t.Modules = modules
+	t.Chapters = root
+	for _, m := range modules {
+		t.Chapters = append(t.Chapters, m.Chapters...)
+	}
+}
+
+// tocModuleID names a module of a table of contents: the folder all its
+// pages are in when that is one folder of the book's top level (a
+// doc-builder course's "chapter3"), else its title as a slug; unique in
+// the book.
+func tocModuleID(m *Module, taken map[string]bool) string {
+	dir := m.Chapters[0].dir
+	for _, c := range m.Chapters[1:] {
+		if c.dir != dir {
+			dir = ""
+			break
+		}
+	}
+	id := dir
+	if id == "" || strings.Contains(id, "/") || taken[id] {
+		base := Slug(m.Title)
+		if base == "" {
+			base = "module"
+		}
+		id = base
+		for n := 2; taken[id]; n++ {
+			id = base + "-" + strconv.Itoa(n)
+		}
+	}
+	taken[id] = true
+	return id
+}
