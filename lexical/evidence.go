@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/analysis"
 )
 
 // unit is the smallest thing an answer quotes: a sentence, a list item, a
@@ -143,9 +144,9 @@ func (ix *Index) Candidates(question string, chunks []rag.ScoredChunk) []Candida
 
 // prepare reads the question and lists the chunks' candidates.
 func (ix *Index) prepare(question string, chunks []rag.ScoredChunk) (reading, []*unit, []candidate) {
-	q := focus(ix.analyze(question), question)
+	q := analysis.Focus(ix.book.Analyze(question), question)
 	r := readQuestion(q, question)
-	if len(q.terms) == 0 {
+	if len(q.Terms) == 0 {
 		return r, nil, nil
 	}
 	units := ix.unitsOf(chunks)
@@ -216,7 +217,8 @@ func (ix *Index) quote(r reading, units []*unit, chunks []rag.ScoredChunk, ws []
 		sel = withSubsections(units, sel, ws)
 	}
 	sort.SliceStable(sel, func(a, b int) bool {
-		pa, pb := ix.pos[chunks[sel[a].chunk].ID], ix.pos[chunks[sel[b].chunk].ID]
+		pa, _ := ix.book.Position(chunks[sel[a].chunk].ID)
+		pb, _ := ix.book.Position(chunks[sel[b].chunk].ID)
 		if pa != pb {
 			return pa < pb
 		}
@@ -258,7 +260,7 @@ func keyOf(u *unit) sectionKey { return sectionKey{u.chunk, u.heading.Text} }
 // looks at any unit.
 type reading struct {
 	question   string
-	q          query
+	q          analysis.Query
 	sl         slots
 	qnums      map[string]bool
 	qstems     map[string]bool
@@ -268,12 +270,12 @@ type reading struct {
 	wantsList  bool
 }
 
-func readQuestion(q query, question string) reading {
+func readQuestion(q analysis.Query, question string) reading {
 	r := reading{question: question, q: q, sl: newSlots(&q), qnums: numbersIn(question), qstems: map[string]bool{},
 		wantsCode: asksForCode(question), want: answerTypeOf(question), definition: isDefinition(question),
 		wantsList: asksForList(question)}
-	for _, t := range q.terms {
-		r.qstems[t.stem] = true
+	for _, t := range q.Terms {
+		r.qstems[t.Stem] = true
 	}
 	return r
 }
@@ -309,9 +311,9 @@ func (r reading) scoreUnits(units []*unit) unitFacts {
 		}
 		f.match[i] = m
 		u.score = 0
-		for _, t := range r.q.terms {
-			if u.terms[t.stem] {
-				u.score += t.weight / r.q.total
+		for _, t := range r.q.Terms {
+			if u.terms[t.Stem] {
+				u.score += t.Weight / r.q.Total
 			}
 		}
 		// An identifier spelled out of the question's own words ("create
@@ -335,7 +337,7 @@ func (r reading) scoreUnits(units []*unit) unitFacts {
 // selectionAnswers reports whether a window of a reader's selection holds
 // the answer: most of the question's information, counting the words
 // around it at their credits, and two of the question's words itself.
-func selectionAnswers(q query, question string, units []*unit) bool {
+func selectionAnswers(q analysis.Query, question string, units []*unit) bool {
 	r := readQuestion(q, question)
 	f := r.scoreUnits(units)
 	win := make([]float64, len(r.sl.stems))
@@ -354,8 +356,8 @@ func selectionAnswers(q query, question string, units []*unit) bool {
 			hasNum = hasNum || hasNewNumber(u.nums, r.qnums)
 			hasType = hasType || f.typed[j]
 			prior = min(prior, selectionPrior(u, r.wantsCode))
-			sc := r.q.coverageOf(r.sl, win) * prior * (1 - stepPenalty*float64(j-i))
-			if r.q.wantsNumber && !hasNum {
+			sc := coverageOf(&r.q, r.sl, win) * prior * (1 - stepPenalty*float64(j-i))
+			if r.q.WantsNumber && !hasNum {
 				sc *= noNumberFactor
 			}
 			// A unit states the answer type on its own or not at all.
@@ -369,7 +371,7 @@ func selectionAnswers(q query, question string, units []*unit) bool {
 					shared++
 				}
 			}
-			if sc >= minSelected && shared >= min(2, len(r.q.terms)) {
+			if sc >= minSelected && shared >= min(2, len(r.q.Terms)) {
 				return true
 			}
 		}
@@ -626,11 +628,11 @@ func (ix *Index) unitsOf(chunks []rag.ScoredChunk) []*unit {
 	for ci := range chunks {
 		c := &chunks[ci]
 		cached, ok := ix.units[c.ID]
-		if !ok || ix.chunks[ix.pos[c.ID]].Text != c.Text {
+		if i, _ := ix.book.Position(c.ID); !ok || ix.book.Chunks()[i].Text != c.Text {
 			cached = splitUnits(c.Chunk)
 		}
 		overview := path.Base(c.ChapterPath) == "index" && strings.Contains(c.ChapterPath, "/")
-		quiz := assessmentTitle(c.ChapterTitle)
+		quiz := analysis.AssessmentTitle(c.ChapterTitle)
 		for _, u := range cached {
 			cp := *u
 			cp.chunk = ci
@@ -685,7 +687,7 @@ func subjectOf(text, heading string) map[string]bool {
 	}
 	if labelWords[strings.ToLower(strings.Trim(subj, " :"))] {
 		// "**Definition**: ..." labels its line; the heading names it.
-		return stemSet(strings.TrimSpace(strings.Split(heading, "(")[0]))
+		return analysis.StemSet(strings.TrimSpace(strings.Split(heading, "(")[0]))
 	}
 	if subj == "" {
 		if m := definitionShape.FindStringSubmatch(strings.ReplaceAll(t, "**", "")); m != nil {
@@ -695,7 +697,7 @@ func subjectOf(text, heading string) map[string]bool {
 	if subj == "" {
 		subj = heading
 	}
-	return stemSet(strings.TrimSpace(strings.Split(subj, "(")[0]))
+	return analysis.StemSet(strings.TrimSpace(strings.Split(subj, "(")[0]))
 }
 
 // labelWords are bold line labels that say what kind of line follows,
@@ -751,19 +753,7 @@ func asksReader(u *unit, heading string) bool {
 	if u.kind != row && (strings.HasSuffix(t, "?") || choiceLine.MatchString(t)) {
 		return true
 	}
-	return assessmentTitle(heading)
-}
-
-// assessmentTitle reports a heading or chapter title that marks a quiz,
-// an exercise or a prompt for the reader.
-func assessmentTitle(title string) bool {
-	h := strings.ToLower(title)
-	for _, w := range []string{"quiz", "exercise", "assessment", "check your understanding", "prompt"} {
-		if strings.Contains(h, w) {
-			return true
-		}
-	}
-	return false
+	return analysis.AssessmentTitle(heading)
 }
 
 // choiceLine matches a multiple-choice option: "B) ...", "- c. ...",
@@ -797,8 +787,8 @@ func summaryHeading(h string) bool {
 // asksForCode reports questions about commands, APIs or configuration,
 // which code blocks answer best.
 func asksForCode(question string) bool {
-	for _, t := range tokenize(question) {
-		switch t.stem {
+	for _, t := range analysis.Tokenize(question) {
+		switch t.Stem {
 		case "command", "code", "method", "function", "api", "call", "argument", "flag", "tag", "syntax", "launch", "config", "configur", "xml", "python", "snippet", "execut", "script", "paramet":
 			return true
 		}
@@ -835,9 +825,9 @@ func (ix *Index) ExplainEvidence(question string, chunks []rag.ScoredChunk, n in
 
 func numbersIn(s string) map[string]bool {
 	m := map[string]bool{}
-	for _, t := range tokenize(s) {
-		if hasDigit(t.word) {
-			m[t.word] = true
+	for _, t := range analysis.Tokenize(s) {
+		if hasDigit(t.Word) {
+			m[t.Word] = true
 		}
 	}
 	return m

@@ -6,18 +6,18 @@ import (
 	"testing"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/analysis"
+	"github.com/textbook-rag/rag/internal/testbook"
 )
 
-// A small book written for these tests.
-var testChunks = []rag.Chunk{
-	{ID: "topics", ChapterPath: "ros/topics", SectionHeading: "Topics", Text: "[Section: Topics]\n\nA **topic** is a named channel that carries messages from publishers to subscribers. Publishers never wait for subscribers.\n\n### Quality of Service\n\nThe reliability policy decides whether lost messages are sent again.\n\n- `RELIABLE`: resend until the subscriber has it\n- `BEST_EFFORT`: send once and move on", Headings: []rag.Heading{{Level: 2, Text: "Topics", Anchor: "topics"}, {Level: 3, Text: "Quality of Service", Anchor: "qos"}}},
-	{ID: "services", ChapterPath: "ros/services", SectionHeading: "Services", Text: "[Section: Services]\n\nA service answers one request with one response. Use a service for a short job such as opening a gripper, which takes about 2 seconds.\n\nCreate the client:\n\n```python\nclient = node.create_client(SetBool, 'gripper')\n```", Headings: []rag.Heading{{Level: 2, Text: "Services", Anchor: "services"}}},
-	{ID: "imu", ChapterPath: "sensors/imu", SectionHeading: "Inertial Measurement Units", Text: "[Section: Inertial Measurement Units]\n\nAn IMU measures acceleration and angular velocity. Integrating a small gyroscope bias makes the heading drift without bound.\n\n| Grade | Bias stability | Price |\n|---|---|---|\n| Consumer | 10 deg/hr | $5 |\n| Navigation | 0.01 deg/hr | $10,000 |", Headings: []rag.Heading{{Level: 2, Text: "Inertial Measurement Units", Anchor: "imu"}}},
-	{ID: "lidar", ChapterPath: "sensors/lidar", SectionHeading: "LiDAR", Text: "[Section: LiDAR]\n\nA LiDAR measures distance by timing a laser pulse. A spinning LiDAR at 10 Hz sees the room ten times per second.", Headings: []rag.Heading{{Level: 2, Text: "LiDAR", Anchor: "lidar"}}},
-}
+// testChunks is a small book written for these tests.
+var testChunks = testbook.Chunks
+
+// newIndex builds the retriever of a book of chunks.
+func newIndex(chunks []rag.Chunk) *Index { return New(analysis.NewBook(chunks)) }
 
 func TestRetrieveScores(t *testing.T) {
-	ix := New(testChunks)
+	ix := newIndex(testChunks)
 	tests := []struct {
 		name    string
 		q       string
@@ -64,7 +64,7 @@ func TestRetrieveScores(t *testing.T) {
 // answerable cases read the best candidate; the cases the book cannot
 // answer must come back empty.
 func TestEvidence(t *testing.T) {
-	ix := New(testChunks)
+	ix := newIndex(testChunks)
 	all := make([]rag.ScoredChunk, len(testChunks))
 	for i, c := range testChunks {
 		all[i] = rag.ScoredChunk{Chunk: c, Score: 0.9}
@@ -121,7 +121,7 @@ func TestEvidence(t *testing.T) {
 }
 
 func TestSelectedEvidence(t *testing.T) {
-	ix := New(testChunks)
+	ix := newIndex(testChunks)
 	sel := "- **stamp**: when the data was captured (not when it was published)\n- **frame_id**: the coordinate frame of the data"
 	if ps := ix.SelectedEvidence("Is the stamp the time the message was published?", sel); len(ps) == 0 {
 		t.Error("the selection holds the answer but was judged insufficient")
@@ -135,7 +135,7 @@ func TestSelectedEvidence(t *testing.T) {
 }
 
 func TestTopic(t *testing.T) {
-	ix := New(testChunks)
+	ix := newIndex(testChunks)
 	tests := map[string]string{
 		"What is a good recipe for banana bread?": "banana bread",
 		"Who won the 2022 FIFA World Cup final?":  "2022 FIFA World Cup final",
@@ -159,5 +159,34 @@ func TestAnswerType(t *testing.T) {
 		if got := answerTypeOf(q) != nil; got != want {
 			t.Errorf("answerTypeOf(%q) set = %v, want %v", q, got, want)
 		}
+	}
+}
+
+func TestRepairNeverAnswersOffDomain(t *testing.T) {
+	ix := newIndex(testbook.Repair)
+	tests := []struct {
+		name     string
+		q        string
+		answered bool
+	}{
+		{name: "film question", q: "Who directed the movie Inception?"},
+		{name: "real word one edit from a book word", q: "What is a deposition in a court case?"},
+		{name: "typo of a book word", q: "How do I read a joint positon from the encoder?", answered: true},
+		{name: "typo in a procedure", q: "What should I calibrte before tuning stiffness?", answered: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := ix.Retrieve(context.Background(), tt.q, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			best := 0.0
+			if len(res) > 0 {
+				best = res[0].Score
+			}
+			if answered := best >= 0.7; answered != tt.answered {
+				t.Errorf("best score %.2f: answered = %v, want %v (terms: %s)", best, answered, tt.answered, ix.Explain(tt.q))
+			}
+		})
 	}
 }

@@ -63,7 +63,7 @@ func TestParseModelRejectsStaleModels(t *testing.T) {
 // The model decides whether to answer: the same chunks are quoted under a
 // threshold every candidate clears and refused under one none can.
 func TestThresholdDecides(t *testing.T) {
-	ix := New(testChunks)
+	ix := newIndex(testChunks)
 	all := []rag.ScoredChunk{{Chunk: testChunks[0], Score: 0.9}, {Chunk: testChunks[1], Score: 0.8}}
 	q := "What is a topic?"
 	open := ZeroModel()
@@ -82,7 +82,7 @@ func TestThresholdDecides(t *testing.T) {
 }
 
 func TestCandidatesCarryFeaturesAndQuotes(t *testing.T) {
-	ix := New(testChunks)
+	ix := newIndex(testChunks)
 	all := []rag.ScoredChunk{{Chunk: testChunks[2], Score: 0.9}, {Chunk: testChunks[3], Score: 0.75}}
 	cands := ix.Candidates("How much does a navigation grade IMU cost?", all)
 	if len(cands) == 0 {

@@ -2,30 +2,11 @@ package lexical
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/textbook-rag/rag"
 )
-
-func TestCamelParts(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"ImuPublisher", []string{"imu", "publisher"}},
-		{"createPublisher", []string{"create", "publisher"}},
-		{"QoS", nil},    // an acronym, not "qo" + "s"
-		{"iPhone", nil}, // a one-letter part: a brand spelling
-		{"publisher", nil},
-	}
-	for _, tt := range tests {
-		if got := camelParts([]rune(tt.in)); !slices.Equal(got, tt.want) {
-			t.Errorf("camelParts(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
 
 func TestAsksReader(t *testing.T) {
 	tests := []struct {
@@ -81,7 +62,7 @@ func TestScoresDiscriminate(t *testing.T) {
 		return rag.Chunk{ID: id, ChapterPath: "sensors/fusion", ChapterTitle: "Sensor Fusion", SectionHeading: heading,
 			Text: "[Chapter: Sensor Fusion]\n[Section: " + heading + "]\n\n" + body}
 	}
-	ix := New([]rag.Chunk{
+	ix := newIndex([]rag.Chunk{
 		chunk("what", "What Is Sensor Fusion?", "Sensor fusion combines data from multiple sensors to reduce uncertainty. Fusion weighs each sensor by its noise."),
 		chunk("example", "Example Node", "The node subscribes to the camera and the IMU and publishes a fused pose."),
 		chunk("summary", "Summary", "Sensor fusion makes perception reliable."),
@@ -123,7 +104,7 @@ func TestEvidenceQuotesTheSection(t *testing.T) {
 			"The balance controller reads the IMU at 100 Hz. The motor controllers need commands at 1000 Hz.\n\n" +
 			"Each part runs as its own node:\n\n- gait planner\n- balance controller\n- motor controllers",
 		Headings: []rag.Heading{{Level: 2, Text: "Why Node Communication Matters", Anchor: "why"}}}
-	ix := New([]rag.Chunk{c})
+	ix := newIndex([]rag.Chunk{c})
 	q := "How often does the gait planner put out foot positions, and at what rate do the motor controllers want commands?"
 	ev := ix.Evidence(q, []rag.ScoredChunk{{Chunk: c, Score: 0.9}})
 	var all []string
@@ -146,7 +127,7 @@ func TestEvidenceListsSubsections(t *testing.T) {
 			"### ODE\n\nThe default: fast, adequate contacts.\n\n### Bullet\n\nGood for many objects.\n\n### DART\n\nAccurate articulated bodies.",
 		Headings: []rag.Heading{{Level: 2, Text: "Physics Engine Comparison", Anchor: "engines"}, {Level: 3, Text: "ODE", Anchor: "ode"},
 			{Level: 3, Text: "Bullet", Anchor: "bullet"}, {Level: 3, Text: "DART", Anchor: "dart"}}}
-	ix := New([]rag.Chunk{c})
+	ix := newIndex([]rag.Chunk{c})
 	ev := ix.Evidence("Which physics engines does Gazebo support?", []rag.ScoredChunk{{Chunk: c, Score: 0.9}})
 	var all []string
 	for _, p := range ev {
@@ -172,7 +153,7 @@ func TestEvidenceReadsThePassageInItsChapter(t *testing.T) {
 	other := rag.Chunk{ID: "import", ChapterPath: "sim/import", ChapterTitle: "Importing Robots", SectionHeading: "Import Settings",
 		Text:     "[Chapter: Importing Robots]\n[Section: Import Settings]\n\nThe importer reads your URDF files.\n\n- Fix base link: yes\n- Joint drive type: position",
 		Headings: []rag.Heading{{Level: 2, Text: "Import Settings", Anchor: "import"}}}
-	ix := New([]rag.Chunk{table, other})
+	ix := newIndex([]rag.Chunk{table, other})
 	question := "What joint types can a URDF joint have?"
 	chunks := []rag.ScoredChunk{{Chunk: other, Score: 0.9}, {Chunk: table, Score: 0.9}}
 	_, units, cands := ix.prepare(question, chunks)

@@ -25,7 +25,7 @@ Durability decides what a late subscriber gets. Volatile sends it nothing old.
 ` + "```bash\nros2 topic info /imu --verbose\n```"
 
 func TestSelectedEvidenceTable(t *testing.T) {
-	ix := New(testChunks)
+	ix := newIndex(testChunks)
 	sel := "An IMU measures acceleration.\n\nFriction by floor:\n\n| Floor | mu |\n|---|---|\n| Tile | 0.3 |\n| Wood | 0.5 |"
 	ps := ix.SelectedEvidence("Which mu does a wood floor have?", sel)
 	var got []string
@@ -39,7 +39,7 @@ func TestSelectedEvidenceTable(t *testing.T) {
 }
 
 func TestSelectedEvidenceWholeSelection(t *testing.T) {
-	ix := New(testChunks)
+	ix := newIndex(testChunks)
 	all := len(splitUnits(rag.Chunk{Text: qosSelection}))
 	for _, q := range []string{"What does this mean?", "Explain this passage in simpler words.", "explain", "Summarise this.", "what does this part say?"} {
 		t.Run(q, func(t *testing.T) {
@@ -55,7 +55,7 @@ func TestSelectedEvidenceWholeSelection(t *testing.T) {
 }
 
 func TestSelectedEvidenceAnswersThePart(t *testing.T) {
-	ix := New(testChunks)
+	ix := newIndex(testChunks)
 	tests := []struct {
 		name string
 		q    string
@@ -107,7 +107,7 @@ func TestSelectedEvidenceAnswersThePart(t *testing.T) {
 }
 
 func TestWithoutPointers(t *testing.T) {
-	ix := New(testChunks)
+	ix := newIndex(testChunks)
 	tests := map[string][]string{
 		"What does this mean?":                           nil,
 		"Explain the reliability policy in this passage": {"reliabl", "polici"},
@@ -115,8 +115,8 @@ func TestWithoutPointers(t *testing.T) {
 	}
 	for question, want := range tests {
 		var got []string
-		for _, term := range ix.withoutPointers(ix.analyze(question), question).terms {
-			got = append(got, term.stem)
+		for _, term := range ix.withoutPointers(ix.book.Analyze(question), question).Terms {
+			got = append(got, term.Stem)
 		}
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("%q: terms %q, want %q", question, got, want)
@@ -125,7 +125,7 @@ func TestWithoutPointers(t *testing.T) {
 }
 
 func TestSelectedEvidenceInsufficient(t *testing.T) {
-	ix := New(testChunks)
+	ix := newIndex(testChunks)
 	for _, q := range []string{
 		"How does a LiDAR measure distance?",
 		"What does this passage say about LiDAR range?",
@@ -181,7 +181,7 @@ func TestReaderLines(t *testing.T) {
 }
 
 func TestSelectedEvidenceKeepsReaderLines(t *testing.T) {
-	ix := New(testChunks)
+	ix := newIndex(testChunks)
 	// As a browser copies a rendered page: no list markers, one line each.
 	sel := "Reliability settings:\nReliable resends lost messages\nBest effort sends once"
 	ps := ix.SelectedEvidence("What does this mean?", sel)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/analysis"
 	"github.com/textbook-rag/rag/datadir"
 	"github.com/textbook-rag/rag/extractive"
 	rhttp "github.com/textbook-rag/rag/http"
@@ -191,7 +192,7 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 		m.Index = ix
 	}
 	ix := m.Index
-	m.Lexical = lexical.New(ix.Chunks)
+	m.Lexical = lexical.New(analysis.NewBook(ix.Chunks))
 
 	scope := tutor.DefaultScope()
 	if cfg.ScopePatterns != "" {
