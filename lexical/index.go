@@ -1,7 +1,9 @@
 // Package lexical is the embedded retriever: it learns everything it needs
 // from the ingested book (its vocabulary, how rare each word is, which
-// words occur together) and scores a question against every chunk with a
-// number in [0, 1] that carries the refusal spec's meaning.
+// words occur together; package analysis reads them) and scores a
+// question against every chunk with a number in [0, 1] that carries the
+// refusal spec's meaning. It only retrieves: what of the chunks answers
+// is the answerer's (package answer) to find.
 //
 // The score is a weighted coverage: the share of the question's
 // information (each word weighted by how rare it is in the book) that the
@@ -37,10 +39,6 @@ type Index struct {
 	postings     map[string][]posting
 	termChapters map[string][]string
 	chapterDocs  map[string][]int
-	// units are each chunk's quotable units, split once, by id.
-	units map[string][]*unit
-	// model weighs the answerer's candidate passages.
-	model *Model
 }
 
 // posting is one chunk holding a stem, with what ranking needs of it.
@@ -70,7 +68,6 @@ func New(book *analysis.Book) *Index {
 		book:   book,
 		chunks: chunks,
 		docs:   make([]doc, len(chunks)),
-		units:  map[string][]*unit{},
 
 		postings:     map[string][]posting{},
 		termChapters: map[string][]string{},
@@ -109,16 +106,8 @@ func New(book *analysis.Book) *Index {
 			ix.termChapters[s] = append(ix.termChapters[s], p)
 		}
 	}
-	ix.model = DefaultModel()
-	for _, c := range chunks {
-		ix.units[c.ID] = splitUnits(c)
-	}
 	return ix
 }
-
-// SetModel makes the answerer weigh its candidates with m (a model
-// being fitted or evaluated) instead of the embedded one.
-func (ix *Index) SetModel(m *Model) { ix.model = m }
 
 // Chunks returns the chunks the index was built from, in book order.
 func (ix *Index) Chunks() []rag.Chunk { return ix.chunks }

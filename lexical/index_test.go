@@ -2,7 +2,6 @@ package lexical
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/textbook-rag/rag"
@@ -58,110 +57,6 @@ func TestRetrieveScores(t *testing.T) {
 	}
 }
 
-// TestEvidence checks what the answerer quotes: the most probable
-// passage, whose text and heading must be the answer's. Whether that
-// passage clears the threshold depends on the fitted weights, so the
-// answerable cases read the best candidate; the cases the book cannot
-// answer must come back empty.
-func TestEvidence(t *testing.T) {
-	ix := newIndex(testChunks)
-	all := make([]rag.ScoredChunk, len(testChunks))
-	for i, c := range testChunks {
-		all[i] = rag.ScoredChunk{Chunk: c, Score: 0.9}
-	}
-	tests := []struct {
-		name    string
-		q       string
-		want    []string // substrings of the answer
-		heading string
-		none    bool
-	}{
-		{name: "definition", q: "What is a topic?", want: []string{"named channel"}, heading: "Topics"},
-		{name: "sub-section", q: "What does the BEST_EFFORT reliability setting do?", want: []string{"send once"}, heading: "Quality of Service"},
-		{name: "table row", q: "How much does a navigation grade IMU cost?", want: []string{"$10,000"}, heading: "Inertial Measurement Units"},
-		{name: "code after its lead-in", q: "How do I create the gripper service client?", want: []string{"create_client"}, heading: "Services"},
-		{name: "date the book does not give", q: "In what year was the LiDAR invented?", none: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ps := ix.Evidence(tt.q, all)
-			if !tt.none {
-				r, units, cands := ix.prepare(tt.q, all)
-				if best := ix.best(cands); best != nil {
-					ps = ix.quote(r, units, all, windowsOf(cands, best.section))
-				}
-			}
-			if tt.none {
-				if len(ps) != 0 {
-					t.Fatalf("found evidence %q, want none", ps[0].Text)
-				}
-				return
-			}
-			if len(ps) == 0 {
-				t.Fatal("no evidence")
-			}
-			var text []string
-			for _, p := range ps {
-				text = append(text, p.Text)
-				if p.Chunk == nil {
-					t.Error("passage without its chunk")
-				}
-			}
-			joined := strings.Join(text, "\n")
-			for _, w := range tt.want {
-				if !strings.Contains(joined, w) {
-					t.Errorf("evidence %q lacks %q", joined, w)
-				}
-			}
-			if ps[0].Heading.Text != tt.heading {
-				t.Errorf("heading = %q, want %q", ps[0].Heading.Text, tt.heading)
-			}
-		})
-	}
-}
-
-func TestSelectedEvidence(t *testing.T) {
-	ix := newIndex(testChunks)
-	sel := "- **stamp**: when the data was captured (not when it was published)\n- **frame_id**: the coordinate frame of the data"
-	if ps := ix.SelectedEvidence("Is the stamp the time the message was published?", sel); len(ps) == 0 {
-		t.Error("the selection holds the answer but was judged insufficient")
-	}
-	if ps := ix.SelectedEvidence("How does a LiDAR measure distance?", sel); len(ps) != 0 {
-		t.Errorf("the selection says nothing about LiDAR but gave %q", ps[0].Text)
-	}
-	if ps := ix.SelectedEvidence("What frame is the data in?", "The data."); len(ps) != 0 {
-		t.Error("a shared word was taken as an answer")
-	}
-}
-
-func TestTopic(t *testing.T) {
-	ix := newIndex(testChunks)
-	tests := map[string]string{
-		"What is a good recipe for banana bread?": "banana bread",
-		"Who won the 2022 FIFA World Cup final?":  "2022 FIFA World Cup final",
-		"what is it?":                             "",
-	}
-	for q, want := range tests {
-		if got := ix.Topic(q); got != want {
-			t.Errorf("Topic(%q) = %q, want %q", q, got, want)
-		}
-	}
-}
-
-func TestAnswerType(t *testing.T) {
-	tests := map[string]bool{
-		"How much does a Velodyne VLP-16 cost?":     true,
-		"When does ROS 2 Humble reach end of life?": true,
-		"When should I pick Gazebo over Unity?":     false,
-		"What is a topic?":                          false,
-	}
-	for q, want := range tests {
-		if got := answerTypeOf(q) != nil; got != want {
-			t.Errorf("answerTypeOf(%q) set = %v, want %v", q, got, want)
-		}
-	}
-}
-
 func TestRepairNeverAnswersOffDomain(t *testing.T) {
 	ix := newIndex(testbook.Repair)
 	tests := []struct {
@@ -188,5 +83,46 @@ func TestRepairNeverAnswersOffDomain(t *testing.T) {
 				t.Errorf("best score %.2f: answered = %v, want %v (terms: %s)", best, answered, tt.answered, ix.Explain(tt.q))
 			}
 		})
+	}
+}
+
+// A chapter whose every chunk uses the question's words: the scores must
+// still tell its chunks apart, in the order they are returned, and a
+// chunk's rank alone must not push it under the confident line.
+func TestScoresDiscriminate(t *testing.T) {
+	chunk := func(id, heading, body string) rag.Chunk {
+		return rag.Chunk{ID: id, ChapterPath: "sensors/fusion", ChapterTitle: "Sensor Fusion", SectionHeading: heading,
+			Text: "[Chapter: Sensor Fusion]\n[Section: " + heading + "]\n\n" + body}
+	}
+	ix := newIndex([]rag.Chunk{
+		chunk("what", "What Is Sensor Fusion?", "Sensor fusion combines data from multiple sensors to reduce uncertainty. Fusion weighs each sensor by its noise."),
+		chunk("example", "Example Node", "The node subscribes to the camera and the IMU and publishes a fused pose."),
+		chunk("summary", "Summary", "Sensor fusion makes perception reliable."),
+		chunk("filters", "Kalman Filters", "A Kalman filter fuses a prediction with a sensor measurement."),
+		chunk("other", "Cameras", "A camera measures light; it sees no depth without a second view."),
+	})
+	res, err := ix.Retrieve(context.Background(), "what is sensor fusion", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) < 3 || res[0].ID != "what" {
+		t.Fatalf("top chunk %v, want the section headed with the question", res)
+	}
+	top := 0
+	for i, r := range res {
+		if i > 0 && r.Score > res[i-1].Score {
+			t.Errorf("scores out of order: %v", res)
+		}
+		if r.Score == res[0].Score {
+			top++
+		}
+	}
+	if top > 1 {
+		t.Errorf("%d chunks tie at the top score %.3f: %v", top, res[0].Score, res)
+	}
+	for _, r := range res {
+		if r.ID == "summary" && r.Score < confidentLine {
+			t.Errorf("summary holds every question word but scored %.3f, under the confident line", r.Score)
+		}
 	}
 }

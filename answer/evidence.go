@@ -1,10 +1,11 @@
-package lexical
+package answer
 
 import (
 	"path"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -90,13 +91,13 @@ const (
 // chunks is a candidate; the model gives each the probability that it
 // answers, and the best is quoted when that probability reaches the
 // model's threshold. It never returns text that is not in the chunks.
-func (ix *Index) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passage {
-	r, units, cands := ix.prepare(question, chunks)
-	best := ix.best(cands)
-	if best == nil || best.p < ix.model.Threshold {
+func (ans *Answerer) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passage {
+	r, units, cands := ans.prepare(question, chunks)
+	best := ans.best(cands)
+	if best == nil || best.p < ans.model.Threshold {
 		return nil
 	}
-	return ix.quote(r, units, chunks, windowsOf(cands, best.section))
+	return ans.quote(r, units, chunks, windowsOf(cands, best.section))
 }
 
 // windowsOf returns the windows of a section's candidates, the one that
@@ -127,14 +128,14 @@ type Candidate struct {
 // Candidates lists every candidate passage of the chunks for a question,
 // with what quoting each would return. The fit command labels them; the
 // answerer itself only quotes the best.
-func (ix *Index) Candidates(question string, chunks []rag.ScoredChunk) []Candidate {
-	r, units, cands := ix.prepare(question, chunks)
+func (ans *Answerer) Candidates(question string, chunks []rag.ScoredChunk) []Candidate {
+	r, units, cands := ans.prepare(question, chunks)
 	quotes := map[string][]rag.Passage{}
 	out := make([]Candidate, len(cands))
 	for i, c := range cands {
 		q, ok := quotes[c.section]
 		if !ok {
-			q = ix.quote(r, units, chunks, windowsOf(cands, c.section))
+			q = ans.quote(r, units, chunks, windowsOf(cands, c.section))
 			quotes[c.section] = q
 		}
 		out[i] = Candidate{Features: c.x, Passages: q, Section: c.section}
@@ -143,23 +144,23 @@ func (ix *Index) Candidates(question string, chunks []rag.ScoredChunk) []Candida
 }
 
 // prepare reads the question and lists the chunks' candidates.
-func (ix *Index) prepare(question string, chunks []rag.ScoredChunk) (reading, []*unit, []candidate) {
-	q := analysis.Focus(ix.book.Analyze(question), question)
+func (ans *Answerer) prepare(question string, chunks []rag.ScoredChunk) (reading, []*unit, []candidate) {
+	q := analysis.Focus(ans.book.Analyze(question), question)
 	r := readQuestion(q, question)
 	if len(q.Terms) == 0 {
 		return r, nil, nil
 	}
-	units := ix.unitsOf(chunks)
-	return r, units, ix.candidates(r, units, chunks)
+	units := ans.unitsOf(chunks)
+	return r, units, ans.candidates(r, units, chunks)
 }
 
 // best scores the candidates and returns the most probable, the first
 // in book order on a tie; nil when there are none.
-func (ix *Index) best(cands []candidate) *candidate {
+func (ans *Answerer) best(cands []candidate) *candidate {
 	if len(cands) == 0 {
 		return nil
 	}
-	probs := ix.score(cands)
+	probs := ans.score(cands)
 	sections := make([]string, len(cands))
 	for i, c := range cands {
 		sections[i] = c.section
@@ -172,12 +173,12 @@ func (ix *Index) best(cands []candidate) *candidate {
 
 // score sets each candidate's probability under the model and returns
 // them.
-func (ix *Index) score(cands []candidate) []float64 {
+func (ans *Answerer) score(cands []candidate) []float64 {
 	xs := make([][]float64, len(cands))
 	for i, c := range cands {
 		xs[i] = c.x
 	}
-	probs := ix.model.Probs(xs)
+	probs := ans.model.Probs(xs)
 	for i := range cands {
 		cands[i].p = probs[i]
 	}
@@ -211,14 +212,14 @@ func Pick(probs []float64, sections []string) (int, float64) {
 // quote returns the passages that quoting window w gives: its section,
 // as quoteSections chooses, and for a list question the headings of the
 // section's parts; in book order, each unit once.
-func (ix *Index) quote(r reading, units []*unit, chunks []rag.ScoredChunk, ws []window) []rag.Passage {
+func (ans *Answerer) quote(r reading, units []*unit, chunks []rag.ScoredChunk, ws []window) []rag.Passage {
 	sel := quoteSections(units, ws)
 	if r.wantsList {
 		sel = withSubsections(units, sel, ws)
 	}
 	sort.SliceStable(sel, func(a, b int) bool {
-		pa, _ := ix.book.Position(chunks[sel[a].chunk].ID)
-		pb, _ := ix.book.Position(chunks[sel[b].chunk].ID)
+		pa, _ := ans.book.Position(chunks[sel[a].chunk].ID)
+		pb, _ := ans.book.Position(chunks[sel[b].chunk].ID)
 		if pa != pb {
 			return pa < pb
 		}
@@ -621,14 +622,14 @@ func introduceQuoted(units []*unit, picked map[*unit]bool) {
 }
 
 // unitsOf returns fresh copies of the chunks' units, numbered for one
-// search. A chunk of the index was split when the index was built;
+// search. A chunk of the book was split when the answerer was built;
 // another (a caller's own) is split now.
-func (ix *Index) unitsOf(chunks []rag.ScoredChunk) []*unit {
+func (ans *Answerer) unitsOf(chunks []rag.ScoredChunk) []*unit {
 	var units []*unit
 	for ci := range chunks {
 		c := &chunks[ci]
-		cached, ok := ix.units[c.ID]
-		if i, _ := ix.book.Position(c.ID); !ok || ix.book.Chunks()[i].Text != c.Text {
+		cached, ok := ans.units[c.ID]
+		if i, _ := ans.book.Position(c.ID); !ok || ans.book.Chunks()[i].Text != c.Text {
 			cached = splitUnits(c.Chunk)
 		}
 		overview := path.Base(c.ChapterPath) == "index" && strings.Contains(c.ChapterPath, "/")
@@ -799,12 +800,12 @@ func asksForCode(question string) bool {
 // ExplainEvidence lists the most probable candidate passages for a
 // question with their probability and strongest features; the CLI's
 // --explain flag prints it.
-func (ix *Index) ExplainEvidence(question string, chunks []rag.ScoredChunk, n int) string {
-	_, units, cands := ix.prepare(question, chunks)
-	ix.best(cands)
+func (ans *Answerer) ExplainEvidence(question string, chunks []rag.ScoredChunk, n int) string {
+	_, units, cands := ans.prepare(question, chunks)
+	ans.best(cands)
 	sort.SliceStable(cands, func(a, b int) bool { return cands[a].p > cands[b].p })
 	var b strings.Builder
-	b.WriteString("threshold " + fmtFloat(ix.model.Threshold) + "\n")
+	b.WriteString("threshold " + fmtFloat(ans.model.Threshold) + "\n")
 	for i, c := range cands {
 		if i >= n {
 			break
@@ -822,6 +823,8 @@ func (ix *Index) ExplainEvidence(question string, chunks []rag.ScoredChunk, n in
 	}
 	return b.String()
 }
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
 
 func numbersIn(s string) map[string]bool {
 	m := map[string]bool{}

@@ -1,4 +1,4 @@
-package lexical
+package answer
 
 import (
 	"strings"
@@ -10,7 +10,7 @@ import (
 // the run of consecutive subject words (as the reader wrote them) that
 // carries the most information, where words the book never uses weigh
 // most. It returns "" when the question has no subject words.
-func (ix *Index) Topic(question string) string {
+func (ans *Answerer) Topic(question string) string {
 	fields := strings.FieldsFunc(question, func(r rune) bool {
 		return r == ' ' || r == '\t' || r == '\n' || r == ',' || r == '?' || r == '!' || r == ';' || r == ':' || r == '(' || r == ')' || r == '"'
 	})
@@ -30,12 +30,12 @@ func (ix *Index) Topic(question string) string {
 			continue
 		}
 		t := toks[0]
-		if analysis.Stopwords[t.Word] || analysis.QuestionWords[t.Word] || (ix.book.DF(t.Stem) == 0 && analysis.IsMisspeltFunctionWord(t.Word)) {
+		if analysis.Stopwords[t.Word] || analysis.QuestionWords[t.Word] || (ans.book.DF(t.Stem) == 0 && analysis.IsMisspeltFunctionWord(t.Word)) {
 			flush()
 			continue
 		}
 		run = append(run, word)
-		runW += ix.book.IDF(t.Stem)
+		runW += ans.book.IDF(t.Stem)
 	}
 	flush()
 	return strings.Join(best, " ")

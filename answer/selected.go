@@ -1,4 +1,4 @@
-package lexical
+package answer
 
 import (
 	"strings"
@@ -15,8 +15,8 @@ import (
 // a whole ("What does this mean?", "Summarise this") gets all of it; any
 // other question gets the sentences, items, rows and code that answer it.
 // Passages keep the reader's paragraphs and lines.
-func (ix *Index) SelectedEvidence(question, selected string) []rag.Passage {
-	q := ix.withoutPointers(ix.book.Analyze(question), question)
+func (ans *Answerer) SelectedEvidence(question, selected string) []rag.Passage {
+	q := ans.withoutPointers(ans.book.Analyze(question), question)
 	text := readerLines(selected)
 	// The reader chose the whole selection, so all of it is context for
 	// each of its sentences, more than the rest of a retrieved chunk is.
@@ -158,14 +158,14 @@ func selectionPassages(units []*unit) []rag.Passage {
 // point at it ("this passage", "the example above", "in simpler words"):
 // they say where to look, not what the selection has to hold. A word is
 // dropped in whatever form the question resolved it to.
-func (ix *Index) withoutPointers(q analysis.Query, question string) analysis.Query {
+func (ans *Answerer) withoutPointers(q analysis.Query, question string) analysis.Query {
 	pointers := map[string]bool{}
 	for _, t := range analysis.Tokenize(question) {
 		// A part of a compound ("16-bit") is the compound's, not a pointer.
 		if t.Part || !analysis.SelectionWords[t.Word] {
 			continue
 		}
-		for _, qt := range ix.book.Resolve(t) {
+		for _, qt := range ans.book.Resolve(t) {
 			pointers[qt.Stem] = true
 		}
 	}

@@ -1,4 +1,4 @@
-package lexical
+package answer
 
 import (
 	"math"
@@ -98,8 +98,8 @@ var Features = [nFeatures]Feature{
 	fUnitBest:         {"best_unit_share", "the largest share one unit (sentence, item, row, code block) of the section states: the words stand together"},
 	fSpan:             {"span", "units in the window beyond the first (0-2): each further unit must earn its place"},
 	fChars:            {"log_chars", "log(1 + characters of the window)"},
-	fRetrieval:        {"retrieval_score", "the chunk's retrieval score (the spec's scale)"},
-	fRank:             {"retrieval_rank", "1/(1 + the chunk's rank among the confident chunks)"},
+	fRetrieval:        {"retrieval_score", "the chunk's score as the built-in retriever counts it (the spec's scale), worked out from the book whichever retriever ran"},
+	fRank:             {"retrieval_rank", "1/(1 + the chunk's rank among the confident chunks, in the order the retriever returned them)"},
 	fBM25:             {"bm25", "the chunk's BM25 score (k1 1.2, b 0.75) over the question's words, divided by its maximum"},
 	fNumberYes:        {"number_stated", "the question asks how many/much/fast and the window states a number the question does not"},
 	fNumberNo:         {"number_missing", "the question asks for a quantity and the window states no new number"},
@@ -168,11 +168,11 @@ const (
 
 // bm25 scores a chunk against the question's words, divided by the
 // score of a chunk holding every word often: a share in [0, 1].
-func (ix *Index) bm25(q analysis.Query, c rag.Chunk) float64 {
+func (ans *Answerer) bm25(q analysis.Query, c rag.Chunk) float64 {
 	var terms map[string]int
 	length := 0
-	if i, ok := ix.book.Position(c.ID); ok && ix.book.Chunks()[i].Text == c.Text {
-		terms, length = ix.book.Terms(i), ix.book.Length(i)
+	if i, ok := ans.book.Position(c.ID); ok && ans.book.Chunks()[i].Text == c.Text {
+		terms, length = ans.book.Terms(i), ans.book.Length(i)
 	} else {
 		terms = map[string]int{}
 		for _, t := range analysis.Tokenize(c.Text) {
@@ -182,11 +182,11 @@ func (ix *Index) bm25(q analysis.Query, c rag.Chunk) float64 {
 			}
 		}
 	}
-	norm := bm25K1 * (1 - bm25B + bm25B*float64(length)/max(ix.book.AvgLength(), 1))
+	norm := bm25K1 * (1 - bm25B + bm25B*float64(length)/max(ans.book.AvgLength(), 1))
 	var got, most float64
 	for _, t := range q.Terms {
-		df := float64(ix.book.DF(t.Stem))
-		idf := math.Log(1 + (ix.book.N()-df+0.5)/(df+0.5))
+		df := float64(ans.book.DF(t.Stem))
+		idf := math.Log(1 + (ans.book.N()-df+0.5)/(df+0.5))
 		tf := float64(terms[t.Stem])
 		got += idf * tf * (bm25K1 + 1) / (tf + norm)
 		most += idf * (bm25K1 + 1)
@@ -197,19 +197,21 @@ func (ix *Index) bm25(q analysis.Query, c rag.Chunk) float64 {
 	return got / most
 }
 
-// lexicalScore is the chunk's coverage of the question as the lexical
+// lexicalScore is the chunk's coverage of the question as the built-in
 // retriever counts it (its own words, or its chapter's at
-// chapterCredit), on the spec's scale.
-func (ix *Index) lexicalScore(q analysis.Query, c rag.Chunk) float64 {
+// chapterCredit), on the spec's scale. It is worked out here from the
+// book's statistics, whichever retriever found the chunk, so that the
+// feature means the same under every retriever.
+func (ans *Answerer) lexicalScore(q analysis.Query, c rag.Chunk) float64 {
 	var terms map[string]int
-	if i, ok := ix.book.Position(c.ID); ok && ix.book.Chunks()[i].Text == c.Text {
-		terms = ix.book.Terms(i)
+	if i, ok := ans.book.Position(c.ID); ok && ans.book.Chunks()[i].Text == c.Text {
+		terms = ans.book.Terms(i)
 	}
 	var own map[string]bool
 	if terms == nil {
 		own = analysis.StemSet(c.Text)
 	}
-	ch := ix.book.ChapterStems(c.ChapterPath)
+	ch := ans.book.ChapterStems(c.ChapterPath)
 	return calibrated(q.Coverage(func(s string) float64 {
 		if terms[s] > 0 || own[s] {
 			return 1
@@ -221,9 +223,29 @@ func (ix *Index) lexicalScore(q analysis.Query, c rag.Chunk) float64 {
 	}))
 }
 
+// calibrated maps coverage onto the refusal spec's scale as the built-in
+// retriever (package lexical) did when the model was fitted: a copy, so
+// that the retrieval_score feature stays what the model weighs when the
+// retriever's own scale is refitted.
+func calibrated(coverage float64) float64 {
+	switch {
+	case coverage <= 0.4:
+		return coverage * 0.5 / 0.4
+	case coverage <= 0.6:
+		return 0.5 + (coverage-0.4)*(0.2/0.2)
+	default:
+		return 0.7 + (coverage-0.6)*(0.3/0.4)
+	}
+}
+
+// chapterCredit is what a question word is worth to lexicalScore when the
+// chunk lacks it but its chapter uses it, as the built-in retriever counts
+// it.
+const chapterCredit = 0.5
+
 // candidates lists every window of the units with its features. units
 // come from unitsOf(chunks).
-func (ix *Index) candidates(r reading, units []*unit, chunks []rag.ScoredChunk) []candidate {
+func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChunk) []candidate {
 	q := r.q
 	if q.Total == 0 || len(units) == 0 {
 		return nil
@@ -242,8 +264,8 @@ func (ix *Index) candidates(r reading, units []*unit, chunks []rag.ScoredChunk) 
 	bm := make([]float64, len(chunks))
 	lex := make([]float64, len(chunks))
 	for i, c := range chunks {
-		bm[i] = ix.bm25(q, c.Chunk)
-		lex[i] = ix.lexicalScore(q, c.Chunk)
+		bm[i] = ans.bm25(q, c.Chunk)
+		lex[i] = ans.lexicalScore(q, c.Chunk)
 	}
 	sections := map[sectionKey]*sectionFacts{}
 	for i, u := range units {
