@@ -30,9 +30,9 @@ var chunks = map[string]rag.Chunk{
 
 func lookup(id string) (rag.Chunk, bool) { c, ok := chunks[id]; return c, ok }
 
-// answer builds an answer citing the chunks; a source's heading is its
+// reply builds an answer citing the chunks; a source's heading is its
 // chunk's section heading, as the tutor reports it.
-func answer(text string, ids ...string) rag.ChatResponse {
+func reply(text string, ids ...string) rag.ChatResponse {
 	src := []rag.Source{}
 	for i, id := range ids {
 		src = append(src, rag.Source{ChunkID: id, ChapterID: "ch-" + id, SectionHeading: chunks[id].SectionHeading, Score: 0.9 - 0.1*float64(i)})
@@ -94,25 +94,25 @@ func TestScore(t *testing.T) {
 		correct bool
 		why     string
 	}{
-		{"terms and gold source", qAns, answer("It moves 10 cm and drift grows.", "c1"), true, ""},
-		{"second alternative, trimmed", qAns, answer("ten centimetres of drift", "c1"), true, ""},
-		{"terms case-insensitive", qAns, answer("TEN CENTIMETRES, DRIFT", "c1"), true, ""},
-		{"missing term", qAns, answer("10 cm", "c1"), false, `missing term "Drift"`},
-		{"term alternatives all missing", qAns, answer("a metre of drift", "c1"), false, `missing term "10 cm | ten centimetres"`},
-		{"gold among several sources", qAns, answer("10 cm drift", "c2", "c1"), true, ""},
-		{"gold via source heading, anchor removed", other, answer("10 cm drift", "c3"), true, ""},
-		{"gold via the chunk's sub-heading", qSub, answer("BIAS", "c1"), true, ""},
-		{"right heading, wrong chapter", other, answer("10 cm drift", "c1"), false, "no source at module-2/topics › Publishers (got: module-1/sensors › IMU {#imu})"},
-		{"wrong source", qAns, answer("10 cm drift", "c2"), false, "no source at module-1/sensors › IMU (got: module-2/topics › QoS)"},
-		{"unknown chunk", qAns, answer("10 cm drift", "zz"), false, "no source at module-1/sensors › IMU (got: ch-zz (chunk zz unknown) › )"},
-		{"no sources", qAns, answer("10 cm drift"), false, "no source at module-1/sensors › IMU (got: no sources)"},
+		{"terms and gold source", qAns, reply("It moves 10 cm and drift grows.", "c1"), true, ""},
+		{"second alternative, trimmed", qAns, reply("ten centimetres of drift", "c1"), true, ""},
+		{"terms case-insensitive", qAns, reply("TEN CENTIMETRES, DRIFT", "c1"), true, ""},
+		{"missing term", qAns, reply("10 cm", "c1"), false, `missing term "Drift"`},
+		{"term alternatives all missing", qAns, reply("a metre of drift", "c1"), false, `missing term "10 cm | ten centimetres"`},
+		{"gold among several sources", qAns, reply("10 cm drift", "c2", "c1"), true, ""},
+		{"gold via source heading, anchor removed", other, reply("10 cm drift", "c3"), true, ""},
+		{"gold via the chunk's sub-heading", qSub, reply("BIAS", "c1"), true, ""},
+		{"right heading, wrong chapter", other, reply("10 cm drift", "c1"), false, "no source at module-2/topics › Publishers (got: module-1/sensors › IMU {#imu})"},
+		{"wrong source", qAns, reply("10 cm drift", "c2"), false, "no source at module-1/sensors › IMU (got: module-2/topics › QoS)"},
+		{"unknown chunk", qAns, reply("10 cm drift", "zz"), false, "no source at module-1/sensors › IMU (got: ch-zz (chunk zz unknown) › )"},
+		{"no sources", qAns, reply("10 cm drift"), false, "no source at module-1/sensors › IMU (got: no sources)"},
 		{"refused an answerable question", qAns, refusal(rag.EmptyRetrieval), false, "refused: empty_retrieval"},
 		{"refusal with a listed reason", qOff, refusal(rag.InsufficientContext), true, ""},
 		{"refusal with another reason", qOff, refusal(rag.OutOfScope), false, "wrong reason out_of_scope (want empty_retrieval|insufficient_context)"},
 		{"refusal without a reason", qOff, rag.ChatResponse{WasRefusal: true}, false, "wrong reason (none) (want empty_retrieval|insufficient_context)"},
-		{"answered what must be refused", qOff, answer("Carbonara.", "c2"), false, "answered a question that must be refused"},
-		{"selected text needs no source", qSel, answer("At NOON."), true, ""},
-		{"selected text still needs the terms", qSel, answer("At dawn."), false, `missing term "noon"`},
+		{"answered what must be refused", qOff, reply("Carbonara.", "c2"), false, "answered a question that must be refused"},
+		{"selected text needs no source", qSel, reply("At NOON."), true, ""},
+		{"selected text still needs the terms", qSel, reply("At dawn."), false, `missing term "noon"`},
 		{"selected insufficient, right reason", qSelNo, refusal(rag.SelectedTextInsufficient), true, ""},
 		{"selected insufficient, wrong reason", qSelNo, refusal(rag.InsufficientContext), false, "wrong reason insufficient_context (want selected_text_insufficient)"},
 	}
@@ -129,8 +129,8 @@ func TestScore(t *testing.T) {
 func TestRun(t *testing.T) {
 	qs := []Question{qAns, qSub, qOff, qOOS, qSel, qSelNo}
 	tutor := &scriptedTutor{byID: map[string]rag.ChatResponse{
-		"ans":   answer("10 cm of drift", "c2", "c1"),
-		"sub":   answer("no idea", "c1"),
+		"ans":   reply("10 cm of drift", "c2", "c1"),
+		"sub":   reply("no idea", "c1"),
 		"off":   refusal(rag.EmptyRetrieval),
 		"oos":   refusal(rag.InsufficientContext),
 		"sel":   refusal(rag.SelectedTextInsufficient),
@@ -193,7 +193,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestRunErrors(t *testing.T) {
-	tutor := &scriptedTutor{byID: map[string]rag.ChatResponse{"ans": answer("x"), "off": refusal(rag.EmptyRetrieval)}, fail: "off"}
+	tutor := &scriptedTutor{byID: map[string]rag.ChatResponse{"ans": reply("x"), "off": refusal(rag.EmptyRetrieval)}, fail: "off"}
 	_, err := Run(context.Background(), tutor, []Question{qAns, qOff}, lookup)
 	if err == nil || !strings.Contains(err.Error(), "off: generator down") {
 		t.Errorf("tutor error: %v", err)

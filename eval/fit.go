@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/answer"
 	"github.com/textbook-rag/rag/extractive"
-	"github.com/textbook-rag/rag/lexical"
 	"github.com/textbook-rag/rag/logistic"
 	"github.com/textbook-rag/rag/tutor"
 )
@@ -102,27 +102,27 @@ type Asked struct {
 // candidates of each question that reaches the answerer and answers none,
 // so that the fit sees exactly the chunks the tutor's flow passes on.
 type recorder struct {
-	ix   *lexical.Index
-	seen []lexical.Candidate
+	ans  *answer.Answerer
+	seen []answer.Candidate
 	hit  bool
 }
 
 func (r *recorder) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passage {
-	r.seen, r.hit = r.ix.Candidates(question, chunks), true
+	r.seen, r.hit = r.ans.Candidates(question, chunks), true
 	return nil
 }
 
 func (r *recorder) SelectedEvidence(question, selected string) []rag.Passage {
-	return r.ix.SelectedEvidence(question, selected)
+	return r.ans.SelectedEvidence(question, selected)
 }
 
-func (r *recorder) Topic(question string) string { return r.ix.Topic(question) }
+func (r *recorder) Topic(question string) string { return r.ans.Topic(question) }
 
 // Collect runs the questions without selected text through a copy of t
 // whose evidence finder records the candidates, and labels each
 // candidate by scoring the extractive answer quoting it would give.
-func Collect(ctx context.Context, book string, t *tutor.Tutor, ix *lexical.Index, qs []Question, chunk func(id string) (rag.Chunk, bool)) (*Labelled, error) {
-	rec := &recorder{ix: ix}
+func Collect(ctx context.Context, book string, t *tutor.Tutor, ans *answer.Answerer, qs []Question, chunk func(id string) (rag.Chunk, bool)) (*Labelled, error) {
+	rec := &recorder{ans: ans}
 	tt := *t
 	tt.Evidence, tt.LLM = rec, nil
 	out := &Labelled{Book: book, Questions: len(qs)}
@@ -191,7 +191,7 @@ var L2Grid = []float64{1, 3, 10, 30, 100}
 // predictions (each book's questions scored by weights fitted on the
 // others), so that it is chosen on questions the weights never saw. With
 // one book the threshold is chosen in-sample.
-func Fit(books []*Labelled, opt FitOptions) (*lexical.Model, error) {
+func Fit(books []*Labelled, opt FitOptions) (*answer.Model, error) {
 	total := 0
 	for _, b := range books {
 		total += b.Questions
@@ -228,7 +228,7 @@ func Fit(books []*Labelled, opt FitOptions) (*lexical.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &lexical.Model{Features: lexical.FeatureNames(), Mean: w.Mean, Scale: w.Scale, Weights: w.Weights, None: w.None,
+	m := &answer.Model{Features: answer.FeatureNames(), Mean: w.Mean, Scale: w.Scale, Weights: w.Weights, None: w.None,
 		Threshold: threshold(picks, budget)}
 	m.Fit.L2, m.Fit.WrongBudget = l2, opt.WrongBudget
 	for _, b := range books {
@@ -287,12 +287,12 @@ type pick struct {
 	correct bool
 }
 
-// picksOf chooses, as the answerer does (lexical.Pick), each question's
+// picksOf chooses, as the answerer does (answer.Pick), each question's
 // candidate.
 func picksOf(f logistic.Fitted, b *Labelled) []pick {
 	var out []pick
 	for _, a := range b.Asked {
-		best, p := lexical.Pick(f.Probs(a.X), a.Section)
+		best, p := answer.Pick(f.Probs(a.X), a.Section)
 		out = append(out, pick{p: p, correct: a.Correct[best]})
 	}
 	return out

@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/textbook-rag/rag/lexical"
+	"github.com/textbook-rag/rag/answer"
 )
 
 func TestThreshold(t *testing.T) {
@@ -59,7 +59,7 @@ func TestReadBooks(t *testing.T) {
 // synthetic makes a labelled book whose right candidate is the one with
 // the largest first feature, with noise in the others.
 func synthetic(name string, seed int) *Labelled {
-	n := len(lexical.Features)
+	n := len(answer.Features)
 	b := &Labelled{Book: name, Questions: 40}
 	for q := 0; q < 30; q++ {
 		a := Asked{ID: name}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"sort"
 
-	"github.com/textbook-rag/rag/lexical"
+	"github.com/textbook-rag/rag/answer"
 )
 
 // Split says where a book's worded questions end, as the answerer sees
@@ -36,7 +36,7 @@ type Split struct {
 
 // SplitOf works out the split of one book's worded questions under model
 // m. qs are the book's questions, l its labelled candidates.
-func SplitOf(l *Labelled, qs []Question, m *lexical.Model) Split {
+func SplitOf(l *Labelled, qs []Question, m *answer.Model) Split {
 	s := Split{Book: l.Book}
 	asked := map[string]Asked{}
 	for _, a := range l.Asked {
@@ -53,7 +53,7 @@ func SplitOf(l *Labelled, qs []Question, m *lexical.Model) Split {
 			continue
 		}
 		probs := m.Probs(a.X)
-		best, p := lexical.Pick(probs, a.Section)
+		best, p := answer.Pick(probs, a.Section)
 		answers := p >= m.Threshold
 		switch {
 		case a.Correct[best]:

@@ -1,7 +1,9 @@
 // Package lexical is the embedded retriever: it learns everything it needs
 // from the ingested book (its vocabulary, how rare each word is, which
-// words occur together) and scores a question against every chunk with a
-// number in [0, 1] that carries the refusal spec's meaning.
+// words occur together; package analysis reads them) and scores a
+// question against every chunk with a number in [0, 1] that carries the
+// refusal spec's meaning. It only retrieves: what of the chunks answers
+// is the answerer's (package answer) to find.
 //
 // The score is a weighted coverage: the share of the question's
 // information (each word weighted by how rare it is in the book) that the
@@ -18,44 +20,25 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"unicode"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/analysis"
 )
 
 var _ rag.Retriever = (*Index)(nil)
 
 // Index is the in-memory retrieval model of one book.
 type Index struct {
+	book   *analysis.Book
 	chunks []rag.Chunk
 	docs   []doc
-	df     map[string]int    // stem -> number of chunks holding it
-	vocab  map[string]string // surface word -> stem, for spelling repair
-	byLen  map[int][]string  // surface words by rune length
-	n      float64
-	assoc  *associations
-	// pos is each chunk's place in the book, by id.
-	pos map[string]int
-	// units are each chunk's quotable units, split once, by id.
-	units map[string][]*unit
-	// corrections memoizes spelling repairs of unknown words.
-	corrections  sync.Map
-	nCorrections atomic.Int64
 	// postings lists the chunks holding each stem; termChapters the
 	// chapters using it; chapterDocs the chunks of each chapter.
 	postings     map[string][]posting
 	termChapters map[string][]string
 	chapterDocs  map[string][]int
-	// chapter maps a chunk's ChapterPath to the stems used anywhere in
-	// that chapter.
-	chapter map[string]map[string]bool
-	// avgLen is the mean chunk length in words, for BM25.
-	avgLen float64
-	// model weighs the answerer's candidate passages.
-	model *Model
 }
 
 // posting is one chunk holding a stem, with what ranking needs of it.
@@ -66,11 +49,9 @@ type posting struct {
 }
 
 type doc struct {
-	terms map[string]int // stem -> count in the chunk (body and headings)
 	// head holds the stems of the chunk's section heading and
 	// sub-headings: a question naming them is about this chunk.
-	head   map[string]bool
-	length int
+	head map[string]bool
 	// prior is 1, or assessmentPrior for a chunk of a quiz or exercise:
 	// it restates the chapter's words as questions, so it matches many
 	// questions well and answers few.
@@ -79,360 +60,57 @@ type doc struct {
 
 const assessmentPrior = 0.5
 
-// New builds the retrieval model of a book from its chunks.
-func New(chunks []rag.Chunk) *Index {
+// New builds the retrieval model of a book from what the analysis
+// learnt of it.
+func New(book *analysis.Book) *Index {
+	chunks := book.Chunks()
 	ix := &Index{
-		chunks:  chunks,
-		docs:    make([]doc, len(chunks)),
-		df:      map[string]int{},
-		vocab:   map[string]string{},
-		byLen:   map[int][]string{},
-		n:       float64(len(chunks)),
-		chapter: map[string]map[string]bool{},
-		pos:     map[string]int{},
-		units:   map[string][]*unit{},
+		book:   book,
+		chunks: chunks,
+		docs:   make([]doc, len(chunks)),
 
 		postings:     map[string][]posting{},
 		termChapters: map[string][]string{},
 		chapterDocs:  map[string][]int{},
 	}
+	var chapters []string // in book order
 	for i, c := range chunks {
-		ix.pos[c.ID] = i
-		d := doc{terms: map[string]int{}, head: map[string]bool{}}
-		for _, t := range tokenize(c.Text) {
-			if stopwords[t.word] {
-				continue
-			}
-			d.terms[t.stem]++
-			d.length++
-			if _, ok := ix.vocab[t.word]; !ok {
-				ix.vocab[t.word] = t.stem
-				l := len([]rune(t.word))
-				ix.byLen[l] = append(ix.byLen[l], t.word)
-			}
-		}
+		d := doc{head: map[string]bool{}}
 		// The chapter title is left out: every chunk of the chapter shares
 		// it, so it cannot tell them apart.
 		heads := c.SectionHeading
 		for _, h := range c.Headings {
 			heads += " " + h.Text
 		}
-		for _, t := range tokenize(heads) {
-			if !stopwords[t.word] {
-				d.head[t.stem] = true
+		for _, t := range analysis.Tokenize(heads) {
+			if !analysis.Stopwords[t.Word] {
+				d.head[t.Stem] = true
 			}
 		}
 		d.prior = 1
-		if assessmentTitle(c.ChapterTitle) || assessmentTitle(c.SectionHeading) {
+		if analysis.AssessmentTitle(c.ChapterTitle) || analysis.AssessmentTitle(c.SectionHeading) {
 			d.prior = assessmentPrior
 		}
+		if ix.chapterDocs[c.ChapterPath] == nil {
+			chapters = append(chapters, c.ChapterPath)
+		}
 		ix.chapterDocs[c.ChapterPath] = append(ix.chapterDocs[c.ChapterPath], i)
-		for s := range d.terms {
-			ix.df[s]++
-			ix.postings[s] = append(ix.postings[s], posting{doc: i, tf: d.terms[s], head: d.head[s]})
-			if ix.chapter[c.ChapterPath] == nil {
-				ix.chapter[c.ChapterPath] = map[string]bool{}
-			}
-			if !ix.chapter[c.ChapterPath][s] {
-				ix.termChapters[s] = append(ix.termChapters[s], c.ChapterPath)
-			}
-			ix.chapter[c.ChapterPath][s] = true
+		terms := book.Terms(i)
+		for s := range terms {
+			ix.postings[s] = append(ix.postings[s], posting{doc: i, tf: terms[s], head: d.head[s]})
 		}
 		ix.docs[i] = d
 	}
-	total := 0
-	for _, d := range ix.docs {
-		total += d.length
-	}
-	ix.avgLen = float64(total) / max(ix.n, 1)
-	ix.model = DefaultModel()
-	ix.assoc = buildAssociations(ix)
-	for _, c := range chunks {
-		ix.units[c.ID] = splitUnits(c)
+	for _, p := range chapters {
+		for s := range book.ChapterStems(p) {
+			ix.termChapters[s] = append(ix.termChapters[s], p)
+		}
 	}
 	return ix
 }
 
-// SetModel makes the answerer weigh its candidates with m (a model
-// being fitted or evaluated) instead of the embedded one.
-func (ix *Index) SetModel(m *Model) { ix.model = m }
-
 // Chunks returns the chunks the index was built from, in book order.
 func (ix *Index) Chunks() []rag.Chunk { return ix.chunks }
-
-// idf is the information a word carries in this book, in nats.
-func (ix *Index) idf(stem string) float64 {
-	// A word the book never uses weighs as much as its rarest words: it
-	// is as likely as they are to be what the question is about.
-	df := max(float64(ix.df[stem]), 1)
-	return math.Log(1 + ix.n/df)
-}
-
-// query is an analysed question: the words that carry its subject.
-type query struct {
-	terms []qterm
-	total float64 // sum of weights
-	// wantsNumber is set for questions that ask for a quantity.
-	wantsNumber bool
-}
-
-type qterm struct {
-	word   string
-	stem   string
-	weight float64
-	known  bool
-	// related are book words used where this one is, with a strength in
-	// (0, 1): a chunk holding one of them partly matches the term.
-	related []related
-}
-
-// analyze turns a question into weighted subject terms.
-func (ix *Index) analyze(question string) query {
-	var q query
-	seen := map[string]bool{}
-	toks := tokenize(question)
-	skipParts := false
-	for i, t := range toks {
-		if t.part && skipParts {
-			continue
-		}
-		skipParts = false
-		if measureWords[t.word] && i > 0 && toks[i-1].word == "how" {
-			q.wantsNumber = true
-		}
-		if stopwords[t.word] || questionWords[t.word] || (ix.df[t.stem] == 0 && isMisspeltFunctionWord(t.word)) {
-			// A compound question word ("step-by-step") takes its parts along.
-			skipParts = !t.part
-			continue
-		}
-		if (t.word == "many" || t.word == "much") && i > 0 && toks[i-1].word == "how" {
-			continue
-		}
-		for _, qt := range ix.resolve(t) {
-			if seen[qt.stem] {
-				continue
-			}
-			seen[qt.stem] = true
-			q.terms = append(q.terms, qt)
-		}
-	}
-	for i := range q.terms {
-		q.total += q.terms[i].weight
-	}
-	return q
-}
-
-// resolve maps a question word to book terms: as written, repaired when
-// misspelt (not an English word), or split where a reader joined a word and a number ("ros2").
-func (ix *Index) resolve(t token) []qterm {
-	if ix.df[t.stem] > 0 {
-		return []qterm{ix.term(t.word, t.stem)}
-	}
-	if parts := splitLetterDigit(t.word); len(parts) > 1 {
-		var out []qterm
-		for _, p := range parts {
-			if s := stem(p); ix.df[s] > 0 {
-				out = append(out, ix.term(p, s))
-			}
-		}
-		if len(out) == len(parts) {
-			return out
-		}
-	}
-	// Only a word that is not English is a slip to repair. A real word
-	// the book never uses stays unknown and counts against the question:
-	// repaired, it would let an off-domain question borrow a book word.
-	// The same word spelt the other side of the Atlantic is the word
-	// itself ("color" in a book that writes "colour").
-	if isEnglishWord(t.word) {
-		if w, ok := ix.spelledOtherwise(t.word); ok {
-			return []qterm{ix.term(w, ix.vocab[w])}
-		}
-	} else if w, ok := ix.correct(t.word); ok {
-		return []qterm{ix.term(w, ix.vocab[w])}
-	}
-	return []qterm{{word: t.word, stem: t.stem, weight: ix.idf(t.stem)}}
-}
-
-// measureWords follow "how" in a question that asks for a quantity:
-// "how many", "how fast", "how often" are answered by a number.
-var measureWords = setOf(`many much long far fast often big large small heavy high low wide tall old
-frequent frequently quickly soon accurate precise`)
-
-// isMisspeltFunctionWord catches "wich", "waht", "thsi": a question word
-// a reader mistyped must not count as an unknown subject word. Only
-// four-letter words are tried: among shorter and longer ones too many real
-// words lie one edit from a function word ("won"/"own", "world"/"would"),
-// and an English word is never taken for a slip ("cook" for "cool").
-func isMisspeltFunctionWord(w string) bool {
-	l := len([]rune(w))
-	if l != 4 || isEnglishWord(w) {
-		return false
-	}
-	for _, set := range []map[string]bool{stopwords, questionWords} {
-		for c := range set {
-			if cl := len([]rune(c)); cl >= 3 && cl-l <= 1 && l-cl <= 1 && editDistance(w, c, 1) <= 1 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func (ix *Index) term(word, stem string) qterm {
-	qt := qterm{word: word, stem: stem, weight: ix.idf(stem), known: true}
-	qt.related = append(ix.compoundHead(word), ix.assoc.of(stem)...)
-	return qt
-}
-
-// compoundHead splits a compound word the book also writes in parts
-// ("timestamp" = "time" + "stamp"): a text holding the head, the last
-// part, partly matches the compound.
-func (ix *Index) compoundHead(word string) []related {
-	rs := []rune(word)
-	for i := 3; i <= len(rs)-4; i++ {
-		a, b := string(rs[:i]), string(rs[i:])
-		if _, ok := ix.vocab[a]; !ok {
-			continue
-		}
-		if s, ok := ix.vocab[b]; ok && s != stem(word) {
-			return []related{{stem: s, strength: compoundCredit}}
-		}
-	}
-	return nil
-}
-
-func splitLetterDigit(w string) []string {
-	var parts []string
-	start := 0
-	rs := []rune(w)
-	for i := 1; i < len(rs); i++ {
-		if unicode.IsDigit(rs[i]) != unicode.IsDigit(rs[i-1]) {
-			parts = append(parts, string(rs[start:i]))
-			start = i
-		}
-	}
-	return append(parts, string(rs[start:]))
-}
-
-// correct finds the book word a misspelt word most likely meant: within
-// one edit for words of 5-7 letters, two for longer ones, with the same
-// first letter, preferring the more frequent book word. Short words are never corrected: too many
-// unrelated words lie one edit apart.
-func (ix *Index) correct(w string) (string, bool) {
-	if c, ok := ix.corrections.Load(w); ok {
-		return c.(string), c.(string) != ""
-	}
-	c, _ := ix.findCorrection(w)
-	if len(w) <= 40 && ix.nCorrections.Load() < maxCachedStems {
-		if _, loaded := ix.corrections.LoadOrStore(w, c); !loaded {
-			ix.nCorrections.Add(1)
-		}
-	}
-	return c, c != ""
-}
-
-func (ix *Index) findCorrection(w string) (string, bool) {
-	l := len([]rune(w))
-	if l < 5 || isNumber(w) {
-		return "", false
-	}
-	maxd := 1
-	if l >= 8 {
-		maxd = 2
-	}
-	best, bestDF := "", 0
-	for ll := l - maxd; ll <= l+maxd; ll++ {
-		for _, c := range ix.byLen[ll] {
-			// Typing slips rarely change a word's first letter; a word
-			// that differs there ("pybullet"/"bullet", "breakout"/
-			// "readout") is another word, not a slip.
-			if c[0] != w[0] {
-				continue
-			}
-			// A one-letter substitution in a short word usually makes
-			// another real word ("stuff"/"stiff", "style"/"stale"); typing
-			// slips in short words are dropped, doubled or swapped letters.
-			if ll == l && l < 7 && !isTransposition(w, c) {
-				continue
-			}
-			if editDistance(w, c, maxd) <= maxd {
-				if df := ix.df[ix.vocab[c]]; df > bestDF {
-					best, bestDF = c, df
-				}
-			}
-		}
-	}
-	return best, best != ""
-}
-
-// isTransposition reports two same-length words that differ by one swap
-// of neighbouring letters.
-func isTransposition(a, b string) bool {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) != len(rb) {
-		return false
-	}
-	var diff []int
-	for i := range ra {
-		if ra[i] != rb[i] {
-			diff = append(diff, i)
-		}
-	}
-	return len(diff) == 2 && diff[1] == diff[0]+1 && ra[diff[0]] == rb[diff[1]] && ra[diff[1]] == rb[diff[0]]
-}
-
-// editDistance is the optimal-string-alignment distance, cut off early
-// once it exceeds max.
-func editDistance(a, b string, max int) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-			rowMin = min(rowMin, cur[j])
-		}
-		if rowMin > max {
-			return max + 1
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
-}
-
-// coverage scores how much of the query a set of terms holds.
-func (q *query) coverage(has func(stem string) float64) float64 {
-	if q.total == 0 {
-		return 0
-	}
-	var got float64
-	for _, t := range q.terms {
-		m := has(t.stem)
-		if m < 1 {
-			for _, r := range t.related {
-				if v := has(r.stem) * r.strength; v > m {
-					m = v
-				}
-			}
-		}
-		got += t.weight * m
-	}
-	return got / q.total
-}
 
 // Retrieve scores every chunk and returns the k best. Ties in coverage go
 // to the chunk whose headings name the question's words and then to the
@@ -441,7 +119,7 @@ func (ix *Index) Retrieve(ctx context.Context, question string, k int) ([]rag.Sc
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	q := focus(ix.analyze(question), question)
+	q := analysis.Focus(ix.book.Analyze(question), question)
 	return ix.retrieve(q, k), nil
 }
 
@@ -461,9 +139,6 @@ func calibrated(coverage float64) float64 {
 	}
 }
 
-// compoundCredit is what the head of a compound is worth for the whole.
-const compoundCredit = 0.7
-
 // chapterCredit is what a question word is worth when the chunk lacks it
 // but its chapter uses it: the passage is read in that chapter's context.
 const chapterCredit = 0.5
@@ -474,8 +149,8 @@ type ranked struct {
 	rank  float64
 }
 
-func (ix *Index) retrieve(q query, k int) []rag.ScoredChunk {
-	if len(q.terms) == 0 || k <= 0 {
+func (ix *Index) retrieve(q analysis.Query, k int) []rag.ScoredChunk {
+	if len(q.Terms) == 0 || k <= 0 {
 		return nil
 	}
 	// Walk each term's postings instead of every chunk's terms.
@@ -484,30 +159,30 @@ func (ix *Index) retrieve(q query, k int) []rag.ScoredChunk {
 	local := make([]float64, n) // the chunk's own words only
 	extra := make([]float64, n) // heading and density, for ranking ties
 	match := make([]float64, n)
-	for _, t := range q.terms {
+	for _, t := range q.Terms {
 		clear(match)
-		for _, c := range ix.termChapters[t.stem] {
+		for _, c := range ix.termChapters[t.Stem] {
 			for _, d := range ix.chapterDocs[c] {
 				match[d] = chapterCredit
 			}
 		}
-		for _, r := range t.related {
-			for _, p := range ix.postings[r.stem] {
-				match[p.doc] = max(match[p.doc], r.strength)
+		for _, r := range t.Related {
+			for _, p := range ix.postings[r.Stem] {
+				match[p.doc] = max(match[p.doc], r.Strength)
 			}
 		}
-		for _, p := range ix.postings[t.stem] {
+		for _, p := range ix.postings[t.Stem] {
 			d := p.doc
 			match[d] = 1
-			local[d] += t.weight
+			local[d] += t.Weight
 			if p.head {
-				extra[d] += 0.15 * t.weight
+				extra[d] += 0.15 * t.Weight
 			}
 			tf := float64(p.tf)
-			extra[d] += 0.05 * t.weight * tf / (tf + 1.2*(0.25+0.75*float64(ix.docs[d].length)/300))
+			extra[d] += 0.05 * t.Weight * tf / (tf + 1.2*(0.25+0.75*float64(ix.book.Length(d))/300))
 		}
 		for d, m := range match {
-			score[d] += t.weight * m
+			score[d] += t.Weight * m
 		}
 	}
 	// Keep the k best in order as they come: k is at most 100, the book
@@ -518,7 +193,7 @@ func (ix *Index) retrieve(q query, k int) []rag.ScoredChunk {
 		if score[d] <= 0 {
 			continue
 		}
-		r := ranked{i: d, score: score[d] / q.total, rank: ix.docs[d].prior * (local[d] + extra[d]) / q.total}
+		r := ranked{i: d, score: score[d] / q.Total, rank: ix.docs[d].prior * (local[d] + extra[d]) / q.Total}
 		if len(rs) == k && !better(r, rs[k-1]) {
 			continue
 		}
@@ -555,19 +230,21 @@ const confidentLine = 0.7
 
 func round(f float64) float64 { return math.Round(f*10000) / 10000 }
 
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
+
 // Explain describes how a question was read, for debugging and the CLI's
 // verbose mode.
 func (ix *Index) Explain(question string) string {
-	q := ix.analyze(question)
+	q := ix.book.Analyze(question)
 	var b strings.Builder
-	for _, t := range q.terms {
+	for _, t := range q.Terms {
 		known := "unknown"
-		if t.known {
+		if t.Known {
 			known = "known"
 		}
-		b.WriteString(t.word + "(" + t.stem + "," + known + "," + strings.TrimRight(strings.TrimRight(fmtFloat(t.weight), "0"), ".") + ")")
-		for _, r := range t.related {
-			b.WriteString(" ~" + r.stem + ":" + fmtFloat(r.strength))
+		b.WriteString(t.Word + "(" + t.Stem + "," + known + "," + strings.TrimRight(strings.TrimRight(fmtFloat(t.Weight), "0"), ".") + ")")
+		for _, r := range t.Related {
+			b.WriteString(" ~" + r.Stem + ":" + fmtFloat(r.Strength))
 		}
 		b.WriteString("\n")
 	}
@@ -584,11 +261,11 @@ type ChunkScore struct {
 // ScoreChunk scores one chunk against a question as Retrieve does and says
 // which question words the chunk holds.
 func (ix *Index) ScoreChunk(question string, c rag.Chunk) ChunkScore {
-	q := ix.analyze(question)
-	terms := stemSet(c.Text)
-	ch := ix.chapter[c.ChapterPath]
+	q := ix.book.Analyze(question)
+	terms := analysis.StemSet(c.Text)
+	ch := ix.book.ChapterStems(c.ChapterPath)
 	var b strings.Builder
-	score := q.coverage(func(s string) float64 {
+	score := q.Coverage(func(s string) float64 {
 		if terms[s] {
 			return 1
 		}
@@ -597,67 +274,15 @@ func (ix *Index) ScoreChunk(question string, c rag.Chunk) ChunkScore {
 		}
 		return 0
 	})
-	for _, t := range q.terms {
+	for _, t := range q.Terms {
 		mark := "-"
 		switch {
-		case terms[t.stem]:
+		case terms[t.Stem]:
 			mark = "+"
-		case ch[t.stem]:
+		case ch[t.Stem]:
 			mark = "~"
 		}
-		b.WriteString(mark + t.word + " ")
+		b.WriteString(mark + t.Word + " ")
 	}
 	return ChunkScore{Score: round(calibrated(score)), Detail: b.String()}
-}
-
-// slots numbers the stems a query's coverage looks up (its terms and
-// their related stems), so that scoring many units, and windows of them,
-// reads slices instead of maps.
-type slots struct {
-	stems   []string
-	term    []int   // slot of q.terms[i]
-	related [][]int // slot of q.terms[i].related[r]
-}
-
-func newSlots(q *query) slots {
-	var sl slots
-	at := map[string]int{}
-	slot := func(s string) int {
-		k, ok := at[s]
-		if !ok {
-			k = len(sl.stems)
-			at[s] = k
-			sl.stems = append(sl.stems, s)
-		}
-		return k
-	}
-	sl.term = make([]int, len(q.terms))
-	sl.related = make([][]int, len(q.terms))
-	for i, t := range q.terms {
-		sl.term[i] = slot(t.stem)
-		for _, r := range t.related {
-			sl.related[i] = append(sl.related[i], slot(r.stem))
-		}
-	}
-	return sl
-}
-
-// coverageOf is coverage with v[k] the match of stem slot k.
-func (q *query) coverageOf(sl slots, v []float64) float64 {
-	if q.total == 0 {
-		return 0
-	}
-	var got float64
-	for i, t := range q.terms {
-		m := v[sl.term[i]]
-		if m < 1 {
-			for r, k := range sl.related[i] {
-				if x := v[k] * t.related[r].strength; x > m {
-					m = x
-				}
-			}
-		}
-		got += t.weight * m
-	}
-	return got / q.total
 }

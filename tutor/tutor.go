@@ -16,7 +16,7 @@ import (
 var _ rag.Tutor = (*Tutor)(nil)
 
 // EvidenceFinder finds the parts of a text that answer a question: the
-// book's own evidence check, which the lexical index implements. With the
+// book's own evidence check, which package answer implements. With the
 // extractive answerer it decides whether the chunks hold an answer; with
 // a language model it only picks the passages of the fallback answer, and
 // never vetoes chunks the retriever (embeddings, say) found.

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/analysis"
+	"github.com/textbook-rag/rag/answer"
 	"github.com/textbook-rag/rag/datadir"
 	"github.com/textbook-rag/rag/extractive"
 	rhttp "github.com/textbook-rag/rag/http"
@@ -35,9 +37,12 @@ type Main struct {
 	Index *datadir.Index
 	// Files is the book as read at start, in memory (nil when the index
 	// was only loaded): the reader's pages are built from it.
-	Files   fs.FS
-	Lexical *lexical.Index
-	Tutor   *tutor.Tutor
+	Files fs.FS
+	// Lexical is the built-in retriever; Answerer is the tutor's evidence
+	// finder, whichever retriever runs. Both read the book's analysis.
+	Lexical  *lexical.Index
+	Answerer *answer.Answerer
+	Tutor    *tutor.Tutor
 	// Refusals is the refusal log, written once a refusal is delivered.
 	Refusals *tutor.RefusalLog
 
@@ -191,7 +196,9 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 		m.Index = ix
 	}
 	ix := m.Index
-	m.Lexical = lexical.New(ix.Chunks)
+	book := analysis.NewBook(ix.Chunks)
+	m.Lexical = lexical.New(book)
+	m.Answerer = answer.New(book)
 
 	scope := tutor.DefaultScope()
 	if cfg.ScopePatterns != "" {
@@ -224,7 +231,7 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 	m.Tutor = &tutor.Tutor{
 		Config:     cfg.Tutor,
 		Retriever:  retriever,
-		Evidence:   m.Lexical,
+		Evidence:   m.Answerer,
 		Scope:      scope,
 		Modules:    scopeList(ix),
 		Extractive: extractor,

@@ -67,7 +67,7 @@ func openBook(ctx context.Context, cfg Config, b eval.Book, stderr io.Writer) (*
 func collect(ctx context.Context, books []*openedBook) ([]*eval.Labelled, error) {
 	var out []*eval.Labelled
 	for _, b := range books {
-		l, err := eval.Collect(ctx, b.Name, b.app.Tutor, b.app.Lexical, b.qs, b.app.Index.Chunk)
+		l, err := eval.Collect(ctx, b.Name, b.app.Tutor, b.app.Answerer, b.qs, b.app.Index.Chunk)
 		if err != nil {
 			return nil, fmt.Errorf("book %s: %w", b.Name, err)
 		}
@@ -82,7 +82,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	opt := eval.DefaultFitOptions()
 	var booksPath, out string
 	f.fs.StringVar(&booksPath, "books", "", "labelled books (books.tsv, see ../shared/eval/FORMAT.md)")
-	f.fs.StringVar(&out, "out", "lexical/model.json", "where to write the fitted model")
+	f.fs.StringVar(&out, "out", "answer/model.json", "where to write the fitted model")
 	f.fs.Float64Var(&opt.L2, "l2", opt.L2, "L2 regularisation on standardised features; 0 = chosen in cross-validation")
 	f.fs.Float64Var(&opt.WrongBudget, "wrong-budget", opt.WrongBudget, "share of all questions the threshold may answer wrongly in cross-validation")
 	var dump string
@@ -171,7 +171,7 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 		if err != nil {
 			return false, fmt.Errorf("fit without %s: %w", b.Name, err)
 		}
-		b.app.Lexical.SetModel(m)
+		b.app.Answerer.SetModel(m)
 		rep, err := eval.Run(ctx, b.app.Tutor, b.qs, b.app.Index.Chunk)
 		if err != nil {
 			return false, fmt.Errorf("book %s: %w", b.Name, err)

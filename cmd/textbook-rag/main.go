@@ -28,7 +28,7 @@ Usage:
   textbook-rag ask       [--data DIR] [--selected-text TEXT] [--session-id UUID] [--json] "QUESTION"
   textbook-rag eval      [--docs DIR] --questions FILE [--json] [--verbose]
   textbook-rag eval      --books BOOKS.tsv [--verbose]   (leave-one-book-out)
-  textbook-rag fit       --books BOOKS.tsv [--out lexical/model.json]
+  textbook-rag fit       --books BOOKS.tsv [--out answer/model.json]
   textbook-rag serve     [--docs DIR] [--data DIR] [--addr :8001]
   textbook-rag calibrate [--docs DIR] --questions FILE
   textbook-rag report    [--data DIR] [--since 7d] [--json] [--report-questions=false]

@@ -1,14 +1,16 @@
-package lexical
+package answer
 
 import (
 	"path"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/analysis"
 )
 
 // unit is the smallest thing an answer quotes: a sentence, a list item, a
@@ -89,13 +91,13 @@ const (
 // chunks is a candidate; the model gives each the probability that it
 // answers, and the best is quoted when that probability reaches the
 // model's threshold. It never returns text that is not in the chunks.
-func (ix *Index) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passage {
-	r, units, cands := ix.prepare(question, chunks)
-	best := ix.best(cands)
-	if best == nil || best.p < ix.model.Threshold {
+func (ans *Answerer) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passage {
+	r, units, cands := ans.prepare(question, chunks)
+	best := ans.best(cands)
+	if best == nil || best.p < ans.model.Threshold {
 		return nil
 	}
-	return ix.quote(r, units, chunks, windowsOf(cands, best.section))
+	return ans.quote(r, units, chunks, windowsOf(cands, best.section))
 }
 
 // windowsOf returns the windows of a section's candidates, the one that
@@ -126,14 +128,14 @@ type Candidate struct {
 // Candidates lists every candidate passage of the chunks for a question,
 // with what quoting each would return. The fit command labels them; the
 // answerer itself only quotes the best.
-func (ix *Index) Candidates(question string, chunks []rag.ScoredChunk) []Candidate {
-	r, units, cands := ix.prepare(question, chunks)
+func (ans *Answerer) Candidates(question string, chunks []rag.ScoredChunk) []Candidate {
+	r, units, cands := ans.prepare(question, chunks)
 	quotes := map[string][]rag.Passage{}
 	out := make([]Candidate, len(cands))
 	for i, c := range cands {
 		q, ok := quotes[c.section]
 		if !ok {
-			q = ix.quote(r, units, chunks, windowsOf(cands, c.section))
+			q = ans.quote(r, units, chunks, windowsOf(cands, c.section))
 			quotes[c.section] = q
 		}
 		out[i] = Candidate{Features: c.x, Passages: q, Section: c.section}
@@ -142,23 +144,23 @@ func (ix *Index) Candidates(question string, chunks []rag.ScoredChunk) []Candida
 }
 
 // prepare reads the question and lists the chunks' candidates.
-func (ix *Index) prepare(question string, chunks []rag.ScoredChunk) (reading, []*unit, []candidate) {
-	q := focus(ix.analyze(question), question)
+func (ans *Answerer) prepare(question string, chunks []rag.ScoredChunk) (reading, []*unit, []candidate) {
+	q := analysis.Focus(ans.book.Analyze(question), question)
 	r := readQuestion(q, question)
-	if len(q.terms) == 0 {
+	if len(q.Terms) == 0 {
 		return r, nil, nil
 	}
-	units := ix.unitsOf(chunks)
-	return r, units, ix.candidates(r, units, chunks)
+	units := ans.unitsOf(chunks)
+	return r, units, ans.candidates(r, units, chunks)
 }
 
 // best scores the candidates and returns the most probable, the first
 // in book order on a tie; nil when there are none.
-func (ix *Index) best(cands []candidate) *candidate {
+func (ans *Answerer) best(cands []candidate) *candidate {
 	if len(cands) == 0 {
 		return nil
 	}
-	probs := ix.score(cands)
+	probs := ans.score(cands)
 	sections := make([]string, len(cands))
 	for i, c := range cands {
 		sections[i] = c.section
@@ -171,12 +173,12 @@ func (ix *Index) best(cands []candidate) *candidate {
 
 // score sets each candidate's probability under the model and returns
 // them.
-func (ix *Index) score(cands []candidate) []float64 {
+func (ans *Answerer) score(cands []candidate) []float64 {
 	xs := make([][]float64, len(cands))
 	for i, c := range cands {
 		xs[i] = c.x
 	}
-	probs := ix.model.Probs(xs)
+	probs := ans.model.Probs(xs)
 	for i := range cands {
 		cands[i].p = probs[i]
 	}
@@ -210,13 +212,14 @@ func Pick(probs []float64, sections []string) (int, float64) {
 // quote returns the passages that quoting window w gives: its section,
 // as quoteSections chooses, and for a list question the headings of the
 // section's parts; in book order, each unit once.
-func (ix *Index) quote(r reading, units []*unit, chunks []rag.ScoredChunk, ws []window) []rag.Passage {
+func (ans *Answerer) quote(r reading, units []*unit, chunks []rag.ScoredChunk, ws []window) []rag.Passage {
 	sel := quoteSections(units, ws)
 	if r.wantsList {
 		sel = withSubsections(units, sel, ws)
 	}
 	sort.SliceStable(sel, func(a, b int) bool {
-		pa, pb := ix.pos[chunks[sel[a].chunk].ID], ix.pos[chunks[sel[b].chunk].ID]
+		pa, _ := ans.book.Position(chunks[sel[a].chunk].ID)
+		pb, _ := ans.book.Position(chunks[sel[b].chunk].ID)
 		if pa != pb {
 			return pa < pb
 		}
@@ -258,7 +261,7 @@ func keyOf(u *unit) sectionKey { return sectionKey{u.chunk, u.heading.Text} }
 // looks at any unit.
 type reading struct {
 	question   string
-	q          query
+	q          analysis.Query
 	sl         slots
 	qnums      map[string]bool
 	qstems     map[string]bool
@@ -268,12 +271,12 @@ type reading struct {
 	wantsList  bool
 }
 
-func readQuestion(q query, question string) reading {
+func readQuestion(q analysis.Query, question string) reading {
 	r := reading{question: question, q: q, sl: newSlots(&q), qnums: numbersIn(question), qstems: map[string]bool{},
 		wantsCode: asksForCode(question), want: answerTypeOf(question), definition: isDefinition(question),
 		wantsList: asksForList(question)}
-	for _, t := range q.terms {
-		r.qstems[t.stem] = true
+	for _, t := range q.Terms {
+		r.qstems[t.Stem] = true
 	}
 	return r
 }
@@ -309,9 +312,9 @@ func (r reading) scoreUnits(units []*unit) unitFacts {
 		}
 		f.match[i] = m
 		u.score = 0
-		for _, t := range r.q.terms {
-			if u.terms[t.stem] {
-				u.score += t.weight / r.q.total
+		for _, t := range r.q.Terms {
+			if u.terms[t.Stem] {
+				u.score += t.Weight / r.q.Total
 			}
 		}
 		// An identifier spelled out of the question's own words ("create
@@ -335,7 +338,7 @@ func (r reading) scoreUnits(units []*unit) unitFacts {
 // selectionAnswers reports whether a window of a reader's selection holds
 // the answer: most of the question's information, counting the words
 // around it at their credits, and two of the question's words itself.
-func selectionAnswers(q query, question string, units []*unit) bool {
+func selectionAnswers(q analysis.Query, question string, units []*unit) bool {
 	r := readQuestion(q, question)
 	f := r.scoreUnits(units)
 	win := make([]float64, len(r.sl.stems))
@@ -354,8 +357,8 @@ func selectionAnswers(q query, question string, units []*unit) bool {
 			hasNum = hasNum || hasNewNumber(u.nums, r.qnums)
 			hasType = hasType || f.typed[j]
 			prior = min(prior, selectionPrior(u, r.wantsCode))
-			sc := r.q.coverageOf(r.sl, win) * prior * (1 - stepPenalty*float64(j-i))
-			if r.q.wantsNumber && !hasNum {
+			sc := coverageOf(&r.q, r.sl, win) * prior * (1 - stepPenalty*float64(j-i))
+			if r.q.WantsNumber && !hasNum {
 				sc *= noNumberFactor
 			}
 			// A unit states the answer type on its own or not at all.
@@ -369,7 +372,7 @@ func selectionAnswers(q query, question string, units []*unit) bool {
 					shared++
 				}
 			}
-			if sc >= minSelected && shared >= min(2, len(r.q.terms)) {
+			if sc >= minSelected && shared >= min(2, len(r.q.Terms)) {
 				return true
 			}
 		}
@@ -619,18 +622,18 @@ func introduceQuoted(units []*unit, picked map[*unit]bool) {
 }
 
 // unitsOf returns fresh copies of the chunks' units, numbered for one
-// search. A chunk of the index was split when the index was built;
+// search. A chunk of the book was split when the answerer was built;
 // another (a caller's own) is split now.
-func (ix *Index) unitsOf(chunks []rag.ScoredChunk) []*unit {
+func (ans *Answerer) unitsOf(chunks []rag.ScoredChunk) []*unit {
 	var units []*unit
 	for ci := range chunks {
 		c := &chunks[ci]
-		cached, ok := ix.units[c.ID]
-		if !ok || ix.chunks[ix.pos[c.ID]].Text != c.Text {
+		cached, ok := ans.units[c.ID]
+		if i, _ := ans.book.Position(c.ID); !ok || ans.book.Chunks()[i].Text != c.Text {
 			cached = splitUnits(c.Chunk)
 		}
 		overview := path.Base(c.ChapterPath) == "index" && strings.Contains(c.ChapterPath, "/")
-		quiz := assessmentTitle(c.ChapterTitle)
+		quiz := analysis.AssessmentTitle(c.ChapterTitle)
 		for _, u := range cached {
 			cp := *u
 			cp.chunk = ci
@@ -685,7 +688,7 @@ func subjectOf(text, heading string) map[string]bool {
 	}
 	if labelWords[strings.ToLower(strings.Trim(subj, " :"))] {
 		// "**Definition**: ..." labels its line; the heading names it.
-		return stemSet(strings.TrimSpace(strings.Split(heading, "(")[0]))
+		return analysis.StemSet(strings.TrimSpace(strings.Split(heading, "(")[0]))
 	}
 	if subj == "" {
 		if m := definitionShape.FindStringSubmatch(strings.ReplaceAll(t, "**", "")); m != nil {
@@ -695,7 +698,7 @@ func subjectOf(text, heading string) map[string]bool {
 	if subj == "" {
 		subj = heading
 	}
-	return stemSet(strings.TrimSpace(strings.Split(subj, "(")[0]))
+	return analysis.StemSet(strings.TrimSpace(strings.Split(subj, "(")[0]))
 }
 
 // labelWords are bold line labels that say what kind of line follows,
@@ -751,19 +754,7 @@ func asksReader(u *unit, heading string) bool {
 	if u.kind != row && (strings.HasSuffix(t, "?") || choiceLine.MatchString(t)) {
 		return true
 	}
-	return assessmentTitle(heading)
-}
-
-// assessmentTitle reports a heading or chapter title that marks a quiz,
-// an exercise or a prompt for the reader.
-func assessmentTitle(title string) bool {
-	h := strings.ToLower(title)
-	for _, w := range []string{"quiz", "exercise", "assessment", "check your understanding", "prompt"} {
-		if strings.Contains(h, w) {
-			return true
-		}
-	}
-	return false
+	return analysis.AssessmentTitle(heading)
 }
 
 // choiceLine matches a multiple-choice option: "B) ...", "- c. ...",
@@ -797,8 +788,8 @@ func summaryHeading(h string) bool {
 // asksForCode reports questions about commands, APIs or configuration,
 // which code blocks answer best.
 func asksForCode(question string) bool {
-	for _, t := range tokenize(question) {
-		switch t.stem {
+	for _, t := range analysis.Tokenize(question) {
+		switch t.Stem {
 		case "command", "code", "method", "function", "api", "call", "argument", "flag", "tag", "syntax", "launch", "config", "configur", "xml", "python", "snippet", "execut", "script", "paramet":
 			return true
 		}
@@ -809,12 +800,12 @@ func asksForCode(question string) bool {
 // ExplainEvidence lists the most probable candidate passages for a
 // question with their probability and strongest features; the CLI's
 // --explain flag prints it.
-func (ix *Index) ExplainEvidence(question string, chunks []rag.ScoredChunk, n int) string {
-	_, units, cands := ix.prepare(question, chunks)
-	ix.best(cands)
+func (ans *Answerer) ExplainEvidence(question string, chunks []rag.ScoredChunk, n int) string {
+	_, units, cands := ans.prepare(question, chunks)
+	ans.best(cands)
 	sort.SliceStable(cands, func(a, b int) bool { return cands[a].p > cands[b].p })
 	var b strings.Builder
-	b.WriteString("threshold " + fmtFloat(ix.model.Threshold) + "\n")
+	b.WriteString("threshold " + fmtFloat(ans.model.Threshold) + "\n")
 	for i, c := range cands {
 		if i >= n {
 			break
@@ -833,11 +824,13 @@ func (ix *Index) ExplainEvidence(question string, chunks []rag.ScoredChunk, n in
 	return b.String()
 }
 
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
+
 func numbersIn(s string) map[string]bool {
 	m := map[string]bool{}
-	for _, t := range tokenize(s) {
-		if hasDigit(t.word) {
-			m[t.word] = true
+	for _, t := range analysis.Tokenize(s) {
+		if hasDigit(t.Word) {
+			m[t.Word] = true
 		}
 	}
 	return m

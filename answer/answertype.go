@@ -1,8 +1,10 @@
-package lexical
+package answer
 
 import (
 	"regexp"
 	"strings"
+
+	"github.com/textbook-rag/rag/analysis"
 )
 
 // Answer types: some questions can only be answered by a passage that
@@ -16,8 +18,8 @@ var (
 // answerTypeOf returns the pattern an answer must contain, or nil.
 func answerTypeOf(question string) *regexp.Regexp {
 	var words []string
-	for _, t := range tokenize(question) {
-		words = append(words, t.word)
+	for _, t := range analysis.Tokenize(question) {
+		words = append(words, t.Word)
 	}
 	q := " " + strings.Join(words, " ") + " "
 	switch {

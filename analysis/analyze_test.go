@@ -1,7 +1,8 @@
-package lexical
+package analysis
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -24,12 +25,30 @@ func TestTokenize(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, tok := range tokenize(tt.in) {
-				got = append(got, tok.word)
+			for _, tok := range Tokenize(tt.in) {
+				got = append(got, tok.Word)
 			}
 			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("tokenize(%q) = %q, want %q", tt.in, got, tt.want)
+				t.Errorf("Tokenize(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestCamelParts(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"ImuPublisher", []string{"imu", "publisher"}},
+		{"createPublisher", []string{"create", "publisher"}},
+		{"QoS", nil},    // an acronym, not "qo" + "s"
+		{"iPhone", nil}, // a one-letter part: a brand spelling
+		{"publisher", nil},
+	}
+	for _, tt := range tests {
+		if got := CamelParts([]rune(tt.in)); !slices.Equal(got, tt.want) {
+			t.Errorf("CamelParts(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package lexical
+package analysis
 
 import "strings"
 
@@ -12,13 +12,13 @@ const contextWeight = 0.4
 // about what follows the comma, not about the step already done.
 var stepOpeners = []string{"once ", "after ", "before ", "having ", "now that "}
 
-// focus lowers the weight of the words that only occur in a leading step
+// Focus lowers the weight of the words that only occur in a leading step
 // clause or in the story told before the question itself, so that the
 // search looks for the next step rather than the one the reader has
 // finished, and a reader's "before our demo" does not count as much as
 // what they ask. Those words still count: they tell which chapter the
 // reader is in.
-func focus(q query, question string) query {
+func Focus(q Query, question string) Query {
 	s := strings.ToLower(strings.TrimSpace(question))
 	opens := false
 	for _, o := range stepOpeners {
@@ -37,20 +37,20 @@ func focus(q query, question string) query {
 		return q
 	}
 	main := map[string]bool{}
-	for _, t := range tokenize(s[comma+1:]) {
-		main[t.stem] = true
+	for _, t := range Tokenize(s[comma+1:]) {
+		main[t.Stem] = true
 	}
 	lead := map[string]bool{}
-	for _, t := range tokenize(s[:comma]) {
-		lead[t.stem] = true
+	for _, t := range Tokenize(s[:comma]) {
+		lead[t.Stem] = true
 	}
-	out := query{wantsNumber: q.wantsNumber, terms: make([]qterm, len(q.terms))}
-	for i, t := range q.terms {
-		if lead[t.stem] && !main[t.stem] {
-			t.weight *= contextWeight
+	out := Query{WantsNumber: q.WantsNumber, Terms: make([]Term, len(q.Terms))}
+	for i, t := range q.Terms {
+		if lead[t.Stem] && !main[t.Stem] {
+			t.Weight *= contextWeight
 		}
-		out.terms[i] = t
-		out.total += t.weight
+		out.Terms[i] = t
+		out.Total += t.Weight
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package lexical
+package analysis
 
 import (
 	"bytes"
@@ -115,7 +115,7 @@ var spellings = []struct {
 
 // spelledOtherwise finds the word w as the book spells it when the book
 // uses the other side's spelling of one of its endings.
-func (ix *Index) spelledOtherwise(w string) (string, bool) {
+func (bk *Book) spelledOtherwise(w string) (string, bool) {
 	for _, sp := range spellings {
 		for _, d := range [][2]string{{sp.american, sp.british}, {sp.british, sp.american}} {
 			for _, then := range sp.then {
@@ -124,7 +124,7 @@ func (ix *Index) spelledOtherwise(w string) (string, bool) {
 					continue
 				}
 				v := w[:len(w)-len(end)] + d[1] + then
-				if _, ok := ix.vocab[v]; ok {
+				if _, ok := bk.vocab[v]; ok {
 					return v, true
 				}
 			}

@@ -1,15 +1,15 @@
-package lexical
+package analysis
 
 import (
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 )
 
-type related struct {
-	stem     string
-	strength float64
+// Related is a book word used where another is, and how strongly.
+type Related struct {
+	Stem     string
+	Strength float64
 }
 
 // associations are the book's own related-term knowledge: two words are
@@ -17,7 +17,7 @@ type related struct {
 // than chance. A reader who writes "spinning scanner" may mean the book's
 // "LiDAR"; the book says both in one breath often enough to tell.
 type associations struct {
-	rel map[string][]related
+	rel map[string][]Related
 }
 
 const (
@@ -31,17 +31,17 @@ const (
 	maxStrength = 0.6
 )
 
-func buildAssociations(ix *Index) *associations {
+func buildAssociations(bk *Book) *associations {
 	count := map[string]int{}
 	pair := map[[2]string]int{}
-	for _, c := range ix.chunks {
+	for _, c := range bk.chunks {
 		for _, sent := range sentencesOf(c.Text) {
 			set := map[string]bool{}
-			for _, t := range tokenize(sent) {
-				if stopwords[t.word] || questionWords[t.word] || isNumber(t.word) || len(t.stem) < 3 {
+			for _, t := range Tokenize(sent) {
+				if Stopwords[t.Word] || QuestionWords[t.Word] || IsNumber(t.Word) || len(t.Stem) < 3 {
 					continue
 				}
-				set[t.stem] = true
+				set[t.Stem] = true
 			}
 			terms := make([]string, 0, len(set))
 			for s := range set {
@@ -56,7 +56,7 @@ func buildAssociations(ix *Index) *associations {
 			}
 		}
 	}
-	rel := map[string][]related{}
+	rel := map[string][]Related{}
 	for p, n := range pair {
 		if n < minPair {
 			continue
@@ -67,15 +67,15 @@ func buildAssociations(ix *Index) *associations {
 			continue
 		}
 		s := math.Min(maxStrength, dice)
-		rel[a] = append(rel[a], related{b, s})
-		rel[b] = append(rel[b], related{a, s})
+		rel[a] = append(rel[a], Related{b, s})
+		rel[b] = append(rel[b], Related{a, s})
 	}
 	for k, rs := range rel {
 		sort.Slice(rs, func(i, j int) bool {
-			if rs[i].strength != rs[j].strength {
-				return rs[i].strength > rs[j].strength
+			if rs[i].Strength != rs[j].Strength {
+				return rs[i].Strength > rs[j].Strength
 			}
-			return rs[i].stem < rs[j].stem
+			return rs[i].Stem < rs[j].Stem
 		})
 		if len(rs) > maxRelated {
 			rs = rs[:maxRelated]
@@ -85,7 +85,7 @@ func buildAssociations(ix *Index) *associations {
 	return &associations{rel: rel}
 }
 
-func (a *associations) of(stem string) []related { return a.rel[stem] }
+func (a *associations) of(stem string) []Related { return a.rel[stem] }
 
 // sentencesOf splits text at line ends and sentence ends; good enough for
 // counting which words go together.
@@ -100,5 +100,3 @@ func sentencesOf(text string) []string {
 	}
 	return out
 }
-
-func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }

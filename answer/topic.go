@@ -1,12 +1,16 @@
-package lexical
+package answer
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/textbook-rag/rag/analysis"
+)
 
 // Topic names a question's main subject for the empty-retrieval message:
 // the run of consecutive subject words (as the reader wrote them) that
 // carries the most information, where words the book never uses weigh
 // most. It returns "" when the question has no subject words.
-func (ix *Index) Topic(question string) string {
+func (ans *Answerer) Topic(question string) string {
 	fields := strings.FieldsFunc(question, func(r rune) bool {
 		return r == ' ' || r == '\t' || r == '\n' || r == ',' || r == '?' || r == '!' || r == ';' || r == ':' || r == '(' || r == ')' || r == '"'
 	})
@@ -20,18 +24,18 @@ func (ix *Index) Topic(question string) string {
 	}
 	for _, f := range fields {
 		word := strings.Trim(f, ".'’")
-		toks := tokenize(word)
+		toks := analysis.Tokenize(word)
 		if len(toks) == 0 {
 			flush()
 			continue
 		}
 		t := toks[0]
-		if stopwords[t.word] || questionWords[t.word] || (ix.df[t.stem] == 0 && isMisspeltFunctionWord(t.word)) {
+		if analysis.Stopwords[t.Word] || analysis.QuestionWords[t.Word] || (ans.book.DF(t.Stem) == 0 && analysis.IsMisspeltFunctionWord(t.Word)) {
 			flush()
 			continue
 		}
 		run = append(run, word)
-		runW += ix.idf(t.stem)
+		runW += ans.book.IDF(t.Stem)
 	}
 	flush()
 	return strings.Join(best, " ")

@@ -1,4 +1,4 @@
-package lexical
+package answer
 
 import (
 	"strings"
@@ -25,9 +25,9 @@ Durability decides what a late subscriber gets. Volatile sends it nothing old.
 ` + "```bash\nros2 topic info /imu --verbose\n```"
 
 func TestSelectedEvidenceTable(t *testing.T) {
-	ix := New(testChunks)
+	ans := newAnswerer(testChunks)
 	sel := "An IMU measures acceleration.\n\nFriction by floor:\n\n| Floor | mu |\n|---|---|\n| Tile | 0.3 |\n| Wood | 0.5 |"
-	ps := ix.SelectedEvidence("Which mu does a wood floor have?", sel)
+	ps := ans.SelectedEvidence("Which mu does a wood floor have?", sel)
 	var got []string
 	for _, p := range ps {
 		got = append(got, p.Text)
@@ -39,11 +39,11 @@ func TestSelectedEvidenceTable(t *testing.T) {
 }
 
 func TestSelectedEvidenceWholeSelection(t *testing.T) {
-	ix := New(testChunks)
+	ans := newAnswerer(testChunks)
 	all := len(splitUnits(rag.Chunk{Text: qosSelection}))
 	for _, q := range []string{"What does this mean?", "Explain this passage in simpler words.", "explain", "Summarise this.", "what does this part say?"} {
 		t.Run(q, func(t *testing.T) {
-			ps := ix.SelectedEvidence(q, qosSelection)
+			ps := ans.SelectedEvidence(q, qosSelection)
 			if len(ps) != all {
 				t.Fatalf("%d passages, want the whole selection (%d)", len(ps), all)
 			}
@@ -55,7 +55,7 @@ func TestSelectedEvidenceWholeSelection(t *testing.T) {
 }
 
 func TestSelectedEvidenceAnswersThePart(t *testing.T) {
-	ix := New(testChunks)
+	ans := newAnswerer(testChunks)
 	tests := []struct {
 		name string
 		q    string
@@ -83,7 +83,7 @@ func TestSelectedEvidenceAnswersThePart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ps := ix.SelectedEvidence(tt.q, qosSelection)
+			ps := ans.SelectedEvidence(tt.q, qosSelection)
 			if len(ps) == 0 {
 				t.Fatal("the selection holds the answer but was judged insufficient")
 			}
@@ -107,7 +107,7 @@ func TestSelectedEvidenceAnswersThePart(t *testing.T) {
 }
 
 func TestWithoutPointers(t *testing.T) {
-	ix := New(testChunks)
+	ans := newAnswerer(testChunks)
 	tests := map[string][]string{
 		"What does this mean?":                           nil,
 		"Explain the reliability policy in this passage": {"reliabl", "polici"},
@@ -115,8 +115,8 @@ func TestWithoutPointers(t *testing.T) {
 	}
 	for question, want := range tests {
 		var got []string
-		for _, term := range ix.withoutPointers(ix.analyze(question), question).terms {
-			got = append(got, term.stem)
+		for _, term := range ans.withoutPointers(ans.book.Analyze(question), question).Terms {
+			got = append(got, term.Stem)
 		}
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("%q: terms %q, want %q", question, got, want)
@@ -125,12 +125,12 @@ func TestWithoutPointers(t *testing.T) {
 }
 
 func TestSelectedEvidenceInsufficient(t *testing.T) {
-	ix := New(testChunks)
+	ans := newAnswerer(testChunks)
 	for _, q := range []string{
 		"How does a LiDAR measure distance?",
 		"What does this passage say about LiDAR range?",
 	} {
-		if ps := ix.SelectedEvidence(q, qosSelection); len(ps) != 0 {
+		if ps := ans.SelectedEvidence(q, qosSelection); len(ps) != 0 {
 			t.Errorf("%q: the selection does not answer, but %q was quoted", q, ps[0].Text)
 		}
 	}
@@ -181,10 +181,10 @@ func TestReaderLines(t *testing.T) {
 }
 
 func TestSelectedEvidenceKeepsReaderLines(t *testing.T) {
-	ix := New(testChunks)
+	ans := newAnswerer(testChunks)
 	// As a browser copies a rendered page: no list markers, one line each.
 	sel := "Reliability settings:\nReliable resends lost messages\nBest effort sends once"
-	ps := ix.SelectedEvidence("What does this mean?", sel)
+	ps := ans.SelectedEvidence("What does this mean?", sel)
 	if len(ps) != 3 {
 		t.Fatalf("%d passages, want the three lines the reader saw", len(ps))
 	}

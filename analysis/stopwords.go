@@ -1,8 +1,8 @@
-package lexical
+package analysis
 
-// stopwords are function words: they say how a question is asked, not
+// Stopwords are function words: they say how a question is asked, not
 // what it is about, so they take no part in matching.
-var stopwords = setOf(`a about above after again against all also am an and any are as at
+var Stopwords = setOf(`a about above after again against all also am an and any are as at
 be because been before being below between both but by can cannot could did do does doing
 done down during each either else even ever every few for from further get gets getting got
 had has have having he her here hers herself him himself his how i if in into is it its
@@ -16,11 +16,11 @@ though although however unless whenever whatever whichever already still always 
 often sometimes forever almost enough instead maybe perhaps otherwise anymore somehow
 `)
 
-// questionWords carry the shape of a question ("what does X mean",
+// QuestionWords carry the shape of a question ("what does X mean",
 // "explain how", "tell me") rather than its subject. They are left out of
 // the subject but a few of them (how many, how much, when) steer the
 // evidence finder towards numbers.
-var questionWords = setOf(`actually anyone anything anyway ask asked basically briefly
+var QuestionWords = setOf(`actually anyone anything anyway ask asked basically briefly
 certain describe described detail details difference differences exactly explain
 explained explaining give good happen happens help idea kind kinds know learn
 mean meaning means need needs okay particular possible probably show simple
@@ -39,14 +39,14 @@ stuff weird odd strange great nice cool awesome bad fine ok
 
 func setOf(words string) map[string]bool {
 	m := map[string]bool{}
-	for _, t := range tokenize(words) {
-		m[t.word] = true
+	for _, t := range Tokenize(words) {
+		m[t.Word] = true
 	}
 	return m
 }
 
-// selectionWords refer to a reader's selection rather than to a subject:
+// SelectionWords refer to a reader's selection rather than to a subject:
 // a question made only of them asks about the selection itself.
-var selectionWords = setOf(`above bit clarify clearer example excerpt here line lines paragraph
+var SelectionWords = setOf(`above bit clarify clearer example excerpt here line lines paragraph
 part passage phrase plain plainer rephrase sentence sentences simpler simplify selected
 selection snippet summarise summarize summary text this word words`)

@@ -1,4 +1,4 @@
-package lexical
+package answer
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/analysis"
 )
 
 // SelectedEvidence returns the passages of a reader's selection that
@@ -14,13 +15,13 @@ import (
 // a whole ("What does this mean?", "Summarise this") gets all of it; any
 // other question gets the sentences, items, rows and code that answer it.
 // Passages keep the reader's paragraphs and lines.
-func (ix *Index) SelectedEvidence(question, selected string) []rag.Passage {
-	q := ix.withoutPointers(ix.analyze(question), question)
+func (ans *Answerer) SelectedEvidence(question, selected string) []rag.Passage {
+	q := ans.withoutPointers(ans.book.Analyze(question), question)
 	text := readerLines(selected)
 	// The reader chose the whole selection, so all of it is context for
 	// each of its sentences, more than the rest of a retrieved chunk is.
 	units := selectionUnits(text)
-	if len(q.terms) == 0 {
+	if len(q.Terms) == 0 {
 		// Nothing but words pointing at the selection: it is the subject,
 		// so it is the evidence, all of it.
 		return selectionPassages(units)
@@ -50,7 +51,7 @@ const anchorShare = 0.5
 // the anchors refer to ("Actions provide all three" needs the three).
 // Blocks before the first anchor, and after the answer once a block
 // shares nothing with the question, are left out.
-func answeringSpan(q query, units []*unit) []*unit {
+func answeringSpan(q analysis.Query, units []*unit) []*unit {
 	if len(units) == 0 {
 		return nil
 	}
@@ -68,14 +69,14 @@ func answeringSpan(q query, units []*unit) []*unit {
 	score := make([]float64, n)
 	uses := make([]bool, n) // the block states a question word
 	for b, ts := range terms {
-		score[b] = q.coverage(func(stem string) float64 {
+		score[b] = q.Coverage(func(stem string) float64 {
 			if ts[stem] {
 				return 1
 			}
 			return 0
 		})
-		for _, t := range q.terms {
-			uses[b] = uses[b] || ts[t.stem]
+		for _, t := range q.Terms {
+			uses[b] = uses[b] || ts[t.Stem]
 		}
 	}
 	best := 0.0
@@ -157,24 +158,24 @@ func selectionPassages(units []*unit) []rag.Passage {
 // point at it ("this passage", "the example above", "in simpler words"):
 // they say where to look, not what the selection has to hold. A word is
 // dropped in whatever form the question resolved it to.
-func (ix *Index) withoutPointers(q query, question string) query {
+func (ans *Answerer) withoutPointers(q analysis.Query, question string) analysis.Query {
 	pointers := map[string]bool{}
-	for _, t := range tokenize(question) {
+	for _, t := range analysis.Tokenize(question) {
 		// A part of a compound ("16-bit") is the compound's, not a pointer.
-		if t.part || !selectionWords[t.word] {
+		if t.Part || !analysis.SelectionWords[t.Word] {
 			continue
 		}
-		for _, qt := range ix.resolve(t) {
-			pointers[qt.stem] = true
+		for _, qt := range ans.book.Resolve(t) {
+			pointers[qt.Stem] = true
 		}
 	}
-	out := query{wantsNumber: q.wantsNumber}
-	for _, t := range q.terms {
-		if pointers[t.stem] {
+	out := analysis.Query{WantsNumber: q.WantsNumber}
+	for _, t := range q.Terms {
+		if pointers[t.Stem] {
 			continue
 		}
-		out.terms = append(out.terms, t)
-		out.total += t.weight
+		out.Terms = append(out.Terms, t)
+		out.Total += t.Weight
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package lexical
+package answer
 
 import (
 	"encoding/json"
@@ -63,28 +63,28 @@ func TestParseModelRejectsStaleModels(t *testing.T) {
 // The model decides whether to answer: the same chunks are quoted under a
 // threshold every candidate clears and refused under one none can.
 func TestThresholdDecides(t *testing.T) {
-	ix := New(testChunks)
+	ans := newAnswerer(testChunks)
 	all := []rag.ScoredChunk{{Chunk: testChunks[0], Score: 0.9}, {Chunk: testChunks[1], Score: 0.8}}
 	q := "What is a topic?"
 	open := ZeroModel()
 	open.Threshold = 0
-	ix.SetModel(open)
-	ps := ix.Evidence(q, all)
+	ans.SetModel(open)
+	ps := ans.Evidence(q, all)
 	if len(ps) == 0 || !strings.Contains(ps[0].Text, "topic") {
 		t.Fatalf("threshold 0: %v", ps)
 	}
 	closed := ZeroModel()
 	closed.Threshold = 1
-	ix.SetModel(closed)
-	if ps := ix.Evidence(q, all); len(ps) != 0 {
+	ans.SetModel(closed)
+	if ps := ans.Evidence(q, all); len(ps) != 0 {
 		t.Fatalf("threshold 1 quoted %q", ps[0].Text)
 	}
 }
 
 func TestCandidatesCarryFeaturesAndQuotes(t *testing.T) {
-	ix := New(testChunks)
+	ans := newAnswerer(testChunks)
 	all := []rag.ScoredChunk{{Chunk: testChunks[2], Score: 0.9}, {Chunk: testChunks[3], Score: 0.75}}
-	cands := ix.Candidates("How much does a navigation grade IMU cost?", all)
+	cands := ans.Candidates("How much does a navigation grade IMU cost?", all)
 	if len(cands) == 0 {
 		t.Fatal("no candidates")
 	}

@@ -1,4 +1,4 @@
-package lexical
+package answer
 
 import (
 	_ "embed"

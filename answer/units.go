@@ -1,4 +1,4 @@
-package lexical
+package answer
 
 import (
 	"maps"
@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/analysis"
 )
 
 var (
@@ -36,13 +37,13 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 	lead := ""
 	var para []string
 	nPara := 0
-	all := stemSet(text)
-	sectionTerms := stemSet(context)
+	all := analysis.StemSet(text)
+	sectionTerms := analysis.StemSet(context)
 	var near map[string]source
 	nearHeading := ""
 	add := func(u *unit) {
 		u.heading = cur
-		u.terms = stemSet(u.text)
+		u.terms = analysis.StemSet(u.text)
 		u.nums = numbersIn(u.text)
 		u.subject = subjectOf(u.text, cur.Text)
 		u.idents = identifiersIn(u.text)
@@ -57,14 +58,14 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 			for s := range sectionTerms {
 				near[s] = fromSection
 			}
-			for s := range stemSet(cur.Text) {
+			for s := range analysis.StemSet(cur.Text) {
 				near[s] = fromHeading
 			}
 		}
 		u.ctx = unitContext{all: all, allCredit: contextCredit, near: near}
 		if u.lead != "" {
 			u.ctx.near = maps.Clone(near)
-			for s := range stemSet(u.lead) {
+			for s := range analysis.StemSet(u.lead) {
 				if u.ctx.near[s] < fromLead {
 					u.ctx.near[s] = fromLead
 				}
@@ -192,16 +193,6 @@ func isAbbreviation(s string) bool {
 	return false
 }
 
-func stemSet(text string) map[string]bool {
-	m := map[string]bool{}
-	for _, t := range tokenize(text) {
-		if !stopwords[t.word] {
-			m[t.stem] = true
-		}
-	}
-	return m
-}
-
 // identifiersIn lists the compound identifiers of a text (snake_case,
 // camelCase; a dotted name is several identifiers) as the stems of their
 // parts.
@@ -220,14 +211,14 @@ func identifiersIn(text string) [][]string {
 		if strings.Contains(f, "_") {
 			parts = strings.FieldsFunc(strings.ToLower(f), func(r rune) bool { return r == '_' })
 		} else {
-			parts = camelParts([]rune(f))
+			parts = analysis.CamelParts([]rune(f))
 		}
 		if len(parts) < 2 {
 			continue
 		}
 		stems := make([]string, len(parts))
 		for i, p := range parts {
-			stems[i] = stem(p)
+			stems[i] = analysis.Stem(p)
 		}
 		out = append(out, stems)
 	}

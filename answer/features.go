@@ -1,4 +1,4 @@
-package lexical
+package answer
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/analysis"
 )
 
 // A candidate passage is a window of up to maxWindow consecutive units of
@@ -97,8 +98,8 @@ var Features = [nFeatures]Feature{
 	fUnitBest:         {"best_unit_share", "the largest share one unit (sentence, item, row, code block) of the section states: the words stand together"},
 	fSpan:             {"span", "units in the window beyond the first (0-2): each further unit must earn its place"},
 	fChars:            {"log_chars", "log(1 + characters of the window)"},
-	fRetrieval:        {"retrieval_score", "the chunk's retrieval score (the spec's scale)"},
-	fRank:             {"retrieval_rank", "1/(1 + the chunk's rank among the confident chunks)"},
+	fRetrieval:        {"retrieval_score", "the chunk's score as the built-in retriever counts it (the spec's scale), worked out from the book whichever retriever ran"},
+	fRank:             {"retrieval_rank", "1/(1 + the chunk's rank among the confident chunks, in the order the retriever returned them)"},
 	fBM25:             {"bm25", "the chunk's BM25 score (k1 1.2, b 0.75) over the question's words, divided by its maximum"},
 	fNumberYes:        {"number_stated", "the question asks how many/much/fast and the window states a number the question does not"},
 	fNumberNo:         {"number_missing", "the question asks for a quantity and the window states no new number"},
@@ -167,26 +168,26 @@ const (
 
 // bm25 scores a chunk against the question's words, divided by the
 // score of a chunk holding every word often: a share in [0, 1].
-func (ix *Index) bm25(q query, c rag.Chunk) float64 {
+func (ans *Answerer) bm25(q analysis.Query, c rag.Chunk) float64 {
 	var terms map[string]int
 	length := 0
-	if i, ok := ix.pos[c.ID]; ok && ix.chunks[i].Text == c.Text {
-		terms, length = ix.docs[i].terms, ix.docs[i].length
+	if i, ok := ans.book.Position(c.ID); ok && ans.book.Chunks()[i].Text == c.Text {
+		terms, length = ans.book.Terms(i), ans.book.Length(i)
 	} else {
 		terms = map[string]int{}
-		for _, t := range tokenize(c.Text) {
-			if !stopwords[t.word] {
-				terms[t.stem]++
+		for _, t := range analysis.Tokenize(c.Text) {
+			if !analysis.Stopwords[t.Word] {
+				terms[t.Stem]++
 				length++
 			}
 		}
 	}
-	norm := bm25K1 * (1 - bm25B + bm25B*float64(length)/max(ix.avgLen, 1))
+	norm := bm25K1 * (1 - bm25B + bm25B*float64(length)/max(ans.book.AvgLength(), 1))
 	var got, most float64
-	for _, t := range q.terms {
-		df := float64(ix.df[t.stem])
-		idf := math.Log(1 + (ix.n-df+0.5)/(df+0.5))
-		tf := float64(terms[t.stem])
+	for _, t := range q.Terms {
+		df := float64(ans.book.DF(t.Stem))
+		idf := math.Log(1 + (ans.book.N()-df+0.5)/(df+0.5))
+		tf := float64(terms[t.Stem])
 		got += idf * tf * (bm25K1 + 1) / (tf + norm)
 		most += idf * (bm25K1 + 1)
 	}
@@ -196,20 +197,22 @@ func (ix *Index) bm25(q query, c rag.Chunk) float64 {
 	return got / most
 }
 
-// lexicalScore is the chunk's coverage of the question as the lexical
+// lexicalScore is the chunk's coverage of the question as the built-in
 // retriever counts it (its own words, or its chapter's at
-// chapterCredit), on the spec's scale.
-func (ix *Index) lexicalScore(q query, c rag.Chunk) float64 {
+// chapterCredit), on the spec's scale. It is worked out here from the
+// book's statistics, whichever retriever found the chunk, so that the
+// feature means the same under every retriever.
+func (ans *Answerer) lexicalScore(q analysis.Query, c rag.Chunk) float64 {
 	var terms map[string]int
-	if i, ok := ix.pos[c.ID]; ok && ix.chunks[i].Text == c.Text {
-		terms = ix.docs[i].terms
+	if i, ok := ans.book.Position(c.ID); ok && ans.book.Chunks()[i].Text == c.Text {
+		terms = ans.book.Terms(i)
 	}
 	var own map[string]bool
 	if terms == nil {
-		own = stemSet(c.Text)
+		own = analysis.StemSet(c.Text)
 	}
-	ch := ix.chapter[c.ChapterPath]
-	return calibrated(q.coverage(func(s string) float64 {
+	ch := ans.book.ChapterStems(c.ChapterPath)
+	return calibrated(q.Coverage(func(s string) float64 {
 		if terms[s] > 0 || own[s] {
 			return 1
 		}
@@ -220,29 +223,49 @@ func (ix *Index) lexicalScore(q query, c rag.Chunk) float64 {
 	}))
 }
 
+// calibrated maps coverage onto the refusal spec's scale as the built-in
+// retriever (package lexical) did when the model was fitted: a copy, so
+// that the retrieval_score feature stays what the model weighs when the
+// retriever's own scale is refitted.
+func calibrated(coverage float64) float64 {
+	switch {
+	case coverage <= 0.4:
+		return coverage * 0.5 / 0.4
+	case coverage <= 0.6:
+		return 0.5 + (coverage-0.4)*(0.2/0.2)
+	default:
+		return 0.7 + (coverage-0.6)*(0.3/0.4)
+	}
+}
+
+// chapterCredit is what a question word is worth to lexicalScore when the
+// chunk lacks it but its chapter uses it, as the built-in retriever counts
+// it.
+const chapterCredit = 0.5
+
 // candidates lists every window of the units with its features. units
 // come from unitsOf(chunks).
-func (ix *Index) candidates(r reading, units []*unit, chunks []rag.ScoredChunk) []candidate {
+func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChunk) []candidate {
 	q := r.q
-	if q.total == 0 || len(units) == 0 {
+	if q.Total == 0 || len(units) == 0 {
 		return nil
 	}
 	f := r.scoreUnits(units)
 
 	// Question-level facts.
 	var unknown float64
-	for _, t := range q.terms {
-		if !t.known {
-			unknown += t.weight
+	for _, t := range q.Terms {
+		if !t.Known {
+			unknown += t.Weight
 		}
 	}
-	unknown /= q.total
+	unknown /= q.Total
 	how := howQuestion.MatchString(r.question)
 	bm := make([]float64, len(chunks))
 	lex := make([]float64, len(chunks))
 	for i, c := range chunks {
-		bm[i] = ix.bm25(q, c.Chunk)
-		lex[i] = ix.lexicalScore(q, c.Chunk)
+		bm[i] = ans.bm25(q, c.Chunk)
+		lex[i] = ans.lexicalScore(q, c.Chunk)
 	}
 	sections := map[sectionKey]*sectionFacts{}
 	for i, u := range units {
@@ -250,7 +273,7 @@ func (ix *Index) candidates(r reading, units []*unit, chunks []rag.ScoredChunk) 
 		if s == nil {
 			s = &sectionFacts{terms: map[string]bool{}, first: i}
 			sections[keyOf(u)] = s
-			if hs := stemSet(u.heading.Text); len(hs) > 0 {
+			if hs := analysis.StemSet(u.heading.Text); len(hs) > 0 {
 				n := 0
 				for h := range hs {
 					if r.qstems[h] {
@@ -261,18 +284,18 @@ func (ix *Index) candidates(r reading, units []*unit, chunks []rag.ScoredChunk) 
 			}
 		}
 		s.units++
-		for _, t := range q.terms {
-			if u.terms[t.stem] {
-				s.terms[t.stem] = true
+		for _, t := range q.Terms {
+			if u.terms[t.Stem] {
+				s.terms[t.Stem] = true
 			}
 		}
 		s.bestUnit = max(s.bestUnit, u.score)
 	}
 
 	var out []candidate
-	best := make([]source, len(q.terms))
-	inText := make([]bool, len(q.terms))
-	related := make([]float64, len(q.terms))
+	best := make([]source, len(q.Terms))
+	inText := make([]bool, len(q.Terms))
+	related := make([]float64, len(q.Terms))
 	for i := range units {
 		clear(best)
 		clear(inText)
@@ -285,15 +308,15 @@ func (ix *Index) candidates(r reading, units []*unit, chunks []rag.ScoredChunk) 
 			if keyOf(u) != keyOf(units[i]) {
 				break
 			}
-			for k, t := range q.terms {
-				if u.terms[t.stem] {
+			for k, t := range q.Terms {
+				if u.terms[t.Stem] {
 					inText[k] = true
 					continue
 				}
-				best[k] = max(best[k], u.ctx.source(t.stem))
-				for ri, rel := range t.related {
-					if u.terms[rel.stem] {
-						related[k] = max(related[k], t.related[ri].strength)
+				best[k] = max(best[k], u.ctx.source(t.Stem))
+				for ri, rel := range t.Related {
+					if u.terms[rel.Stem] {
+						related[k] = max(related[k], t.Related[ri].Strength)
 					}
 				}
 			}
@@ -314,8 +337,8 @@ func (ix *Index) candidates(r reading, units []*unit, chunks []rag.ScoredChunk) 
 
 			x := make([]float64, nFeatures)
 			stated := 0
-			for k, t := range q.terms {
-				share := t.weight / q.total
+			for k, t := range q.Terms {
+				share := t.Weight / q.Total
 				switch {
 				case inText[k]:
 					x[fText] += share
@@ -332,18 +355,18 @@ func (ix *Index) candidates(r reading, units []*unit, chunks []rag.ScoredChunk) 
 				}
 				x[fRelated] += share * related[k]
 			}
-			x[fTermsStated] = float64(stated) / float64(len(q.terms))
+			x[fTermsStated] = float64(stated) / float64(len(q.Terms))
 			sec := sections[keyOf(units[i])]
-			for _, t := range q.terms {
-				if sec.terms[t.stem] {
-					x[fSectionText] += t.weight / q.total
+			for _, t := range q.Terms {
+				if sec.terms[t.Stem] {
+					x[fSectionText] += t.Weight / q.Total
 				}
 			}
 			x[fUnitBest] = sec.bestUnit
 			x[fHeadingPrecision] = sec.headingPrecision
-			for _, t := range q.terms {
-				if first := units[i]; first.ctx.near[t.stem] == fromHeading {
-					x[fHeadingNamed] += t.weight / q.total
+			for _, t := range q.Terms {
+				if first := units[i]; first.ctx.near[t.Stem] == fromHeading {
+					x[fHeadingNamed] += t.Weight / q.Total
 				}
 			}
 			x[fSpan] = float64(j - i)
@@ -352,8 +375,8 @@ func (ix *Index) candidates(r reading, units []*unit, chunks []rag.ScoredChunk) 
 			x[fRetrieval] = lex[first.chunk]
 			x[fRank] = 1 / (1 + float64(first.chunk))
 			x[fBM25] = bm[first.chunk]
-			x[fNumberYes] = b2f(q.wantsNumber && hasNum)
-			x[fNumberNo] = b2f(q.wantsNumber && !hasNum)
+			x[fNumberYes] = b2f(q.WantsNumber && hasNum)
+			x[fNumberNo] = b2f(q.WantsNumber && !hasNum)
 			x[fTypeYes] = b2f(r.want != nil && hasType)
 			x[fTypeNo] = b2f(r.want != nil && !hasType)
 			x[fDefines] = b2f(defines)
@@ -377,8 +400,8 @@ func (ix *Index) candidates(r reading, units []*unit, chunks []rag.ScoredChunk) 
 			x[fSectionUnits] = math.Log1p(float64(sec.units))
 			x[fFirstInSection] = b2f(sec.first == i)
 			x[fUnknown] = unknown
-			x[fTerms] = math.Log1p(float64(len(q.terms)))
-			x[fQNumber] = b2f(q.wantsNumber)
+			x[fTerms] = math.Log1p(float64(len(q.Terms)))
+			x[fQNumber] = b2f(q.WantsNumber)
 			x[fQList] = b2f(r.wantsList)
 			x[fQCode] = b2f(r.wantsCode)
 			x[fQDefinition] = b2f(r.definition)

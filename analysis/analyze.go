@@ -1,4 +1,4 @@
-package lexical
+package analysis
 
 import (
 	"strings"
@@ -9,19 +9,19 @@ import (
 	"github.com/kljensen/snowball/english"
 )
 
-// A token is one word of a text: its surface form (lower-cased) and the
+// A Token is one word of a text: its surface form (lower-cased) and the
 // stem that matching uses.
-type token struct {
-	word string
-	stem string
-	// part marks a piece of the compound word just before it
+type Token struct {
+	Word string
+	Stem string
+	// Part marks a piece of the compound word just before it
 	// ("check" and "urdf" after "check_urdf").
-	part bool
+	Part bool
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-// tokenize splits text into lower-cased words. Identifiers such as
+// Tokenize splits text into lower-cased words. Identifiers such as
 // qos_profile_sensor_data or check_urdf yield the whole identifier and its
 // parts, so a reader who types "check urdf" still meets the command.
 // Decimal numbers keep their point ("0.5"); a hyphen between digits
@@ -29,8 +29,8 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // short contractions ("robot's", "don't") drop their tail. A Greek letter
 // standing alone is read as its name: a book writes α, a reader types
 // "alpha".
-func tokenize(text string) []token {
-	var out []token
+func Tokenize(text string) []Token {
+	var out []Token
 	runes := []rune(text)
 	n := len(runes)
 	for i := 0; i < n; {
@@ -63,9 +63,9 @@ func tokenize(text string) []token {
 		out = appendWord(out, word)
 		// camelCase and PascalCase identifiers also yield their words:
 		// "ImuPublisher" is about publishers.
-		if parts := camelParts(raw); len(parts) > 1 {
+		if parts := CamelParts(raw); len(parts) > 1 {
 			for _, p := range parts {
-				out = append(out, token{word: p, stem: stem(p), part: true})
+				out = append(out, Token{Word: p, Stem: Stem(p), Part: true})
 			}
 		}
 		i = j
@@ -83,11 +83,11 @@ func tokenize(text string) []token {
 	return out
 }
 
-// camelParts splits "ImuPublisher" into "imu", "publisher"; words without
+// CamelParts splits "ImuPublisher" into "imu", "publisher"; words without
 // an inner capital give nothing, and so do names with a one-letter part
 // ("QoS", "iPhone", "getX"): those are acronyms and brand spellings, not
 // words run together.
-func camelParts(rs []rune) []string {
+func CamelParts(rs []rune) []string {
 	var parts []string
 	start := 0
 	for k := 1; k < len(rs); k++ {
@@ -119,17 +119,18 @@ var greekNames = func() map[string]string {
 	return m
 }()
 
-func appendWord(out []token, w string) []token {
-	out = append(out, token{word: w, stem: stem(w)})
-	if strings.ContainsAny(w, "_.-") && !isNumber(w) {
+func appendWord(out []Token, w string) []Token {
+	out = append(out, Token{Word: w, Stem: Stem(w)})
+	if strings.ContainsAny(w, "_.-") && !IsNumber(w) {
 		for _, p := range strings.FieldsFunc(w, func(r rune) bool { return r == '_' || r == '.' || r == '-' }) {
-			out = append(out, token{word: p, stem: stem(p), part: true})
+			out = append(out, Token{Word: p, Stem: Stem(p), Part: true})
 		}
 	}
 	return out
 }
 
-func isNumber(w string) bool {
+// IsNumber reports a word made of digits, points and hyphens only.
+func IsNumber(w string) bool {
 	for _, r := range w {
 		if !unicode.IsDigit(r) && r != '.' && r != '-' {
 			return false
@@ -138,7 +139,7 @@ func isNumber(w string) bool {
 	return true
 }
 
-// stems memoizes stem: the same few thousand words recur in every
+// stems memoizes Stem: the same few thousand words recur in every
 // question and passage. Bounded, since questions bring arbitrary words.
 var (
 	stems     sync.Map
@@ -147,9 +148,9 @@ var (
 
 const maxCachedStems = 200_000
 
-// stem reduces a word to the form matching compares. Numbers and
+// Stem reduces a word to the form matching compares. Numbers and
 // identifiers stay as they are.
-func stem(w string) string {
+func Stem(w string) string {
 	if s, ok := stems.Load(w); ok {
 		return s.(string)
 	}

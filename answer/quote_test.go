@@ -1,31 +1,11 @@
-package lexical
+package answer
 
 import (
-	"context"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/textbook-rag/rag"
 )
-
-func TestCamelParts(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"ImuPublisher", []string{"imu", "publisher"}},
-		{"createPublisher", []string{"create", "publisher"}},
-		{"QoS", nil},    // an acronym, not "qo" + "s"
-		{"iPhone", nil}, // a one-letter part: a brand spelling
-		{"publisher", nil},
-	}
-	for _, tt := range tests {
-		if got := camelParts([]rune(tt.in)); !slices.Equal(got, tt.want) {
-			t.Errorf("camelParts(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
 
 func TestAsksReader(t *testing.T) {
 	tests := []struct {
@@ -73,47 +53,6 @@ func TestAsksForList(t *testing.T) {
 	}
 }
 
-// A chapter whose every chunk uses the question's words: the scores must
-// still tell its chunks apart, in the order they are returned, and a
-// chunk's rank alone must not push it under the confident line.
-func TestScoresDiscriminate(t *testing.T) {
-	chunk := func(id, heading, body string) rag.Chunk {
-		return rag.Chunk{ID: id, ChapterPath: "sensors/fusion", ChapterTitle: "Sensor Fusion", SectionHeading: heading,
-			Text: "[Chapter: Sensor Fusion]\n[Section: " + heading + "]\n\n" + body}
-	}
-	ix := New([]rag.Chunk{
-		chunk("what", "What Is Sensor Fusion?", "Sensor fusion combines data from multiple sensors to reduce uncertainty. Fusion weighs each sensor by its noise."),
-		chunk("example", "Example Node", "The node subscribes to the camera and the IMU and publishes a fused pose."),
-		chunk("summary", "Summary", "Sensor fusion makes perception reliable."),
-		chunk("filters", "Kalman Filters", "A Kalman filter fuses a prediction with a sensor measurement."),
-		chunk("other", "Cameras", "A camera measures light; it sees no depth without a second view."),
-	})
-	res, err := ix.Retrieve(context.Background(), "what is sensor fusion", 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res) < 3 || res[0].ID != "what" {
-		t.Fatalf("top chunk %v, want the section headed with the question", res)
-	}
-	top := 0
-	for i, r := range res {
-		if i > 0 && r.Score > res[i-1].Score {
-			t.Errorf("scores out of order: %v", res)
-		}
-		if r.Score == res[0].Score {
-			top++
-		}
-	}
-	if top > 1 {
-		t.Errorf("%d chunks tie at the top score %.3f: %v", top, res[0].Score, res)
-	}
-	for _, r := range res {
-		if r.ID == "summary" && r.Score < confidentLine {
-			t.Errorf("summary holds every question word but scored %.3f, under the confident line", r.Score)
-		}
-	}
-}
-
 // The answer quotes the matching passage's section: the sentence that
 // finishes a two-part answer, and a short list whole with its lead-in.
 func TestEvidenceQuotesTheSection(t *testing.T) {
@@ -123,9 +62,9 @@ func TestEvidenceQuotesTheSection(t *testing.T) {
 			"The balance controller reads the IMU at 100 Hz. The motor controllers need commands at 1000 Hz.\n\n" +
 			"Each part runs as its own node:\n\n- gait planner\n- balance controller\n- motor controllers",
 		Headings: []rag.Heading{{Level: 2, Text: "Why Node Communication Matters", Anchor: "why"}}}
-	ix := New([]rag.Chunk{c})
+	ans := newAnswerer([]rag.Chunk{c})
 	q := "How often does the gait planner put out foot positions, and at what rate do the motor controllers want commands?"
-	ev := ix.Evidence(q, []rag.ScoredChunk{{Chunk: c, Score: 0.9}})
+	ev := ans.Evidence(q, []rag.ScoredChunk{{Chunk: c, Score: 0.9}})
 	var all []string
 	for _, p := range ev {
 		all = append(all, p.Text)
@@ -146,8 +85,8 @@ func TestEvidenceListsSubsections(t *testing.T) {
 			"### ODE\n\nThe default: fast, adequate contacts.\n\n### Bullet\n\nGood for many objects.\n\n### DART\n\nAccurate articulated bodies.",
 		Headings: []rag.Heading{{Level: 2, Text: "Physics Engine Comparison", Anchor: "engines"}, {Level: 3, Text: "ODE", Anchor: "ode"},
 			{Level: 3, Text: "Bullet", Anchor: "bullet"}, {Level: 3, Text: "DART", Anchor: "dart"}}}
-	ix := New([]rag.Chunk{c})
-	ev := ix.Evidence("Which physics engines does Gazebo support?", []rag.ScoredChunk{{Chunk: c, Score: 0.9}})
+	ans := newAnswerer([]rag.Chunk{c})
+	ev := ans.Evidence("Which physics engines does Gazebo support?", []rag.ScoredChunk{{Chunk: c, Score: 0.9}})
 	var all []string
 	for _, p := range ev {
 		all = append(all, p.Text)
@@ -172,11 +111,11 @@ func TestEvidenceReadsThePassageInItsChapter(t *testing.T) {
 	other := rag.Chunk{ID: "import", ChapterPath: "sim/import", ChapterTitle: "Importing Robots", SectionHeading: "Import Settings",
 		Text:     "[Chapter: Importing Robots]\n[Section: Import Settings]\n\nThe importer reads your URDF files.\n\n- Fix base link: yes\n- Joint drive type: position",
 		Headings: []rag.Heading{{Level: 2, Text: "Import Settings", Anchor: "import"}}}
-	ix := New([]rag.Chunk{table, other})
+	ans := newAnswerer([]rag.Chunk{table, other})
 	question := "What joint types can a URDF joint have?"
 	chunks := []rag.ScoredChunk{{Chunk: other, Score: 0.9}, {Chunk: table, Score: 0.9}}
-	_, units, cands := ix.prepare(question, chunks)
-	best := ix.best(cands)
+	_, units, cands := ans.prepare(question, chunks)
+	best := ans.best(cands)
 	if best == nil {
 		t.Fatal("no candidate passage")
 	}

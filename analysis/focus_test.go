@@ -1,9 +1,13 @@
-package lexical
+package analysis
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/textbook-rag/rag/internal/testbook"
+)
 
 func TestFocusWeighsTheNextStep(t *testing.T) {
-	ix := New(testChunks)
+	ix := NewBook(testbook.Chunks)
 	tests := []struct {
 		question string
 		lowered  []string // stems whose weight drops
@@ -18,12 +22,12 @@ func TestFocusWeighsTheNextStep(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.question, func(t *testing.T) {
-			q := ix.analyze(tt.question)
-			f := focus(q, tt.question)
-			weight := func(q query, stem string) float64 {
-				for _, term := range q.terms {
-					if term.stem == stem {
-						return term.weight
+			q := ix.Analyze(tt.question)
+			f := Focus(q, tt.question)
+			weight := func(q Query, stem string) float64 {
+				for _, term := range q.Terms {
+					if term.Stem == stem {
+						return term.Weight
 					}
 				}
 				t.Fatalf("no term %q in %q", stem, tt.question)
@@ -40,11 +44,11 @@ func TestFocusWeighsTheNextStep(t *testing.T) {
 				}
 			}
 			var total float64
-			for _, term := range f.terms {
-				total += term.weight
+			for _, term := range f.Terms {
+				total += term.Weight
 			}
-			if d := total - f.total; d > 1e-9 || d < -1e-9 {
-				t.Errorf("total %.3f, want the sum of the weights %.3f", f.total, total)
+			if d := total - f.Total; d > 1e-9 || d < -1e-9 {
+				t.Errorf("total %.3f, want the sum of the weights %.3f", f.Total, total)
 			}
 		})
 	}

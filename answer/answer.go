@@ -1,0 +1,40 @@
+// Package answer is the book's own answerer: given a question and the
+// chunks a retriever found for it (the built-in one, embeddings or
+// Qdrant), it finds the passages that answer it, or none. Every window of
+// a few sentences, items, rows or code blocks of the chunks is a
+// candidate; named features (see Features) describe each, and a model
+// fitted on labelled books (see Model) gives each the probability that
+// quoting its section answers. The best is quoted when that probability
+// reaches the model's threshold. A reader's selection is judged by a fixed
+// rule instead (see SelectedEvidence).
+//
+// The answerer reads the chunks with the book's own statistics (package
+// analysis), never with a retriever's score: its features are the same
+// whichever retriever ran.
+package answer
+
+import "github.com/textbook-rag/rag/analysis"
+
+// Answerer finds the passages that answer a question in one book. It is
+// the tutor's evidence finder (tutor.EvidenceFinder).
+type Answerer struct {
+	book *analysis.Book
+	// units are each chunk's quotable units, split once, by id.
+	units map[string][]*unit
+	// model weighs the candidate passages.
+	model *Model
+}
+
+// New builds the answerer of a book from what the analysis learnt of it,
+// with the embedded model.
+func New(book *analysis.Book) *Answerer {
+	ans := &Answerer{book: book, units: map[string][]*unit{}, model: DefaultModel()}
+	for _, c := range book.Chunks() {
+		ans.units[c.ID] = splitUnits(c)
+	}
+	return ans
+}
+
+// SetModel makes the answerer weigh its candidates with m (a model
+// being fitted or evaluated) instead of the embedded one.
+func (ans *Answerer) SetModel(m *Model) { ans.model = m }
