@@ -38,6 +38,11 @@ type unit struct {
 	lines int
 	// para numbers the paragraph a sentence or label comes from, from 1.
 	para int
+	// up is how many units back the list item that holds this unit
+	// lies (its text indented under the item: a sub-item, a paragraph,
+	// a code block), 0 when no item holds it. An item is quoted with
+	// what it holds.
+	up int
 	// idents are the stems of the parts of each compound identifier the
 	// unit uses (create_publisher, ImuPublisher).
 	idents [][]string
@@ -415,6 +420,10 @@ func quoteSections(units []*unit, windows []window) []*unit {
 			continue
 		}
 		used += finishWindow(units, section, w, picked, quoteBudget-used)
+		for i := w.from; i < w.to; i++ {
+			picked[units[i]] = true
+		}
+		used += finishItems(units, section, picked, quoteBudget-used)
 		blocks := blocksOf(units, section)
 		var rest [][]int
 		for _, b := range blocks {
@@ -494,6 +503,12 @@ func finishWindow(units []*unit, section []int, w window, picked map[*unit]bool,
 		}
 	}
 	last := units[w.to-1]
+	// A lead-in right after the window ("Where:" after a formula, "The
+	// result is printed:" after a command) goes on with it, and so does
+	// what it introduces (see introduceQuoted).
+	if w.to < len(units) && keyOf(units[w.to]) == keyOf(last) && units[w.to].kind == label {
+		take(units[w.to])
+	}
 	if !strings.HasSuffix(strings.TrimSpace(last.text), ":") {
 		return used
 	}
@@ -507,6 +522,55 @@ func finishWindow(units []*unit, section []int, w window, picked map[*unit]bool,
 		}
 	}
 	return used
+}
+
+// finishItems adds to picked, within budget characters, what the list
+// items holding the picked units of a section (indices into units, in
+// order) hold: an item is one point of the author's, and its sub-items,
+// code and paragraphs finish it ("Best practice: keep max_step_size
+// small", "The accuracy is good at over 80%"). A part that does not fit
+// is left out and the rest still considered. It returns the characters
+// it added.
+func finishItems(units []*unit, section []int, picked map[*unit]bool, budget int) int {
+	used := 0
+	done := map[int]bool{}
+	for _, i := range section {
+		if !picked[units[i]] {
+			continue
+		}
+		root := i
+		if units[i].kind != item {
+			root = i - units[i].up
+		}
+		if root == i && units[i].kind != item || done[root] {
+			continue
+		}
+		done[root] = true
+		for j := root; j < len(units) && (j == root || holds(units, root, j)); j++ {
+			u := units[j]
+			if picked[u] || used+len(u.text) > budget {
+				continue
+			}
+			used += len(u.text)
+			picked[u] = true
+		}
+	}
+	return used
+}
+
+// holds reports whether the list item units[root] holds units[j],
+// directly or through the items it holds.
+func holds(units []*unit, root, j int) bool {
+	for k := j; units[k].up > 0; {
+		k -= units[k].up
+		if k == root {
+			return true
+		}
+		if k < root {
+			return false
+		}
+	}
+	return false
 }
 
 func allPicked(units []*unit, b []int, picked map[*unit]bool) bool {

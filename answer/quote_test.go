@@ -123,3 +123,54 @@ func TestEvidenceReadsThePassageInItsChapter(t *testing.T) {
 		t.Errorf("best passage %q under %q, want the joint types table", u.text, u.heading.Text)
 	}
 }
+
+// A list item is quoted with what it holds, and a lead-in right after
+// the window with what it introduces, even when the section is too long
+// to quote whole.
+func TestQuoteFinishesItemsAndLeadIns(t *testing.T) {
+	filler := strings.Repeat("Simulation settings change how stable a humanoid stands in the world. ", 25)
+	text := "[Section: Practices]\n\n## Practices\n\n" + filler + "\n\n" +
+		"1.  **Degrees of freedom**: more joints, more dynamics.\n" +
+		"    *   **Best practice**: check the inertial properties.\n" +
+		"2.  **Contact stability**: stable foot-ground contact is crucial.\n" +
+		"    *   **Best practice**:\n" +
+		"        *   Tune the contact parameters `ode_kp` and `ode_kd`.\n" +
+		"        *   Keep `max_step_size` small.\n\n" +
+		"    The default solver handles most cases.\n\n" +
+		"3.  **Cost**: simulations are expensive.\n\n" +
+		"The manipulator equation reads:\n\n```\nM(q)q'' + C(q,q')q' = tau\n```\n\nWhere:\n\n- **C(q,q')**: Coriolis terms\n\n" + filler
+	units := splitUnits(rag.Chunk{Text: text, SectionHeading: "Practices"})
+	find := func(prefix string) int {
+		for i, u := range units {
+			if strings.HasPrefix(u.text, prefix) {
+				return i
+			}
+		}
+		t.Fatalf("no unit starts with %q", prefix)
+		return -1
+	}
+	quoted := func(ws ...window) string {
+		var b strings.Builder
+		for _, u := range quoteSections(units, ws) {
+			b.WriteString(u.text + "\n")
+		}
+		return b.String()
+	}
+
+	item := find("2.  **Contact")
+	got := quoted(window{from: item, to: item + 1, score: 0.5})
+	for _, want := range []string{"ode_kp", "max_step_size", "default solver"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the quote of item 2 lacks %q, which the item holds:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "inertial properties") && !strings.Contains(got, "Degrees of freedom") {
+		t.Errorf("item 1's sub-item is quoted without item 1:\n%s", got)
+	}
+
+	formula := find("The manipulator equation")
+	got = quoted(window{from: formula, to: formula + 2, score: 0.5})
+	if !strings.Contains(got, "Coriolis") {
+		t.Errorf("the lead-in after the window and its list are not quoted:\n%s", got)
+	}
+}

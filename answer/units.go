@@ -41,7 +41,26 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 	sectionTerms := analysis.StemSet(context)
 	var near map[string]source
 	nearHeading := ""
-	add := func(u *unit) {
+	// open lists the list items that hold the lines to come: their
+	// indentation and unit index, outermost first.
+	type openItem struct{ indent, at int }
+	var open []openItem
+	// within closes the items a line at this indentation is not
+	// indented under, and returns the innermost that holds it.
+	within := func(indent int) int {
+		for len(open) > 0 && open[len(open)-1].indent >= indent {
+			open = open[:len(open)-1]
+		}
+		if len(open) == 0 {
+			return -1
+		}
+		return open[len(open)-1].at
+	}
+	holder := -1 // the item holding the paragraph being gathered
+	add := func(u *unit, owner int) {
+		if owner >= 0 {
+			u.up = len(units) - owner
+		}
 		u.heading = cur
 		u.terms = analysis.StemSet(u.text)
 		u.nums = numbersIn(u.text)
@@ -77,6 +96,7 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 		if len(para) == 0 {
 			return
 		}
+		owner := holder
 		p := strings.Join(para, " ")
 		para = nil
 		nPara++
@@ -85,7 +105,7 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 			if strings.HasSuffix(s, ":") && len(s) < 80 {
 				k = label
 			}
-			add(&unit{text: s, kind: k, para: nPara})
+			add(&unit{text: s, kind: k, para: nPara}, owner)
 			if strings.HasSuffix(s, ":") {
 				lead = s
 			}
@@ -95,6 +115,7 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
 		trimmed := strings.TrimSpace(line)
+		indent := len(line) - len(strings.TrimLeft(line, " \t"))
 		switch {
 		case chunkHeader.MatchString(trimmed):
 			continue
@@ -106,13 +127,14 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 				j++
 			}
 			end := min(j, len(lines)-1)
-			add(&unit{text: strings.Join(lines[i:end+1], "\n"), kind: code, lead: lead})
+			add(&unit{text: strings.Join(lines[i:end+1], "\n"), kind: code, lead: lead}, within(indent))
 			i = end
 		case headingLine.MatchString(trimmed):
 			flushPara()
 			m := headingLine.FindStringSubmatch(trimmed)
 			cur = headingFor(m[2], len(m[1]), headings)
 			lead = ""
+			open = open[:0]
 		case trimmed == "":
 			flushPara()
 		case itemLine.MatchString(line):
@@ -122,7 +144,9 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 				i++
 				t += " " + strings.TrimSpace(lines[i])
 			}
-			add(&unit{text: t, kind: item, lead: lead})
+			owner := within(indent)
+			open = append(open, openItem{indent, len(units)})
+			add(&unit{text: t, kind: item, lead: lead}, owner)
 		case strings.HasPrefix(trimmed, "|"):
 			flushPara()
 			var header string
@@ -137,12 +161,18 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 					u.text = header + "\n" + r
 					u.lead = strings.TrimSpace(lead + " " + strings.SplitN(header, "\n", 2)[0])
 				}
-				add(u)
+				add(u, within(indent))
 			}
 			i--
 		case strings.HasPrefix(trimmed, ">"):
+			if len(para) == 0 {
+				holder = within(indent)
+			}
 			para = append(para, strings.TrimSpace(strings.TrimLeft(trimmed, ">")))
 		default:
+			if len(para) == 0 {
+				holder = within(indent)
+			}
 			para = append(para, trimmed)
 		}
 	}
