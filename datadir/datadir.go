@@ -1,7 +1,9 @@
-// Package datadir keeps an ingested book in a data directory: the chunks
-// and what ingest learned about the book, in one JSON file that is
-// replaced atomically (written aside, then renamed), so a reader of the
-// directory sees the old index or the new one, never half of either.
+// Package datadir keeps ingested books in a data directory, each in a
+// folder of its own (see BookDir): the chunks and what ingest learned
+// about the book, in one JSON file that is replaced atomically (written
+// aside, then renamed), so a reader of the folder sees the old index or
+// the new one, never half of either. Books on one data directory live side
+// by side; no book's index replaces another's.
 package datadir
 
 import (
@@ -33,6 +35,8 @@ type Index struct {
 	Options string `json:"options"`
 	// Source names the book the index was built from (SaveOptions.Source).
 	Source string `json:"source,omitempty"`
+	// Course is the course's name as the book gives it (SaveOptions.Course).
+	Course string `json:"course,omitempty"`
 }
 
 var _ rag.ChunkLister = (*Index)(nil)
@@ -59,43 +63,44 @@ func Load(dir string) (*Index, error) {
 	return &ix, nil
 }
 
-// Current reports whether the directory already holds this book's index
-// built with these options.
-func Current(dir string, book rag.Book, options string) bool {
+// Current reports whether the folder already holds this book's index as
+// o describes it.
+func Current(dir string, book rag.Book, o SaveOptions) bool {
 	ix, err := Load(dir)
-	return err == nil && ix.Book.Hash == book.Hash && ix.Options == options
+	return err == nil && ix.current(book, o)
 }
 
-// SampleSource is the Source of the book built into the binary. Its
-// index is what a first try leaves in the default data directory, so any
-// book may replace it.
+func (ix *Index) current(book rag.Book, o SaveOptions) bool {
+	return ix.Book.Hash == book.Hash && ix.Options == o.Options && ix.Course == o.Course
+}
+
+// SampleSource is the Source of the book built into the binary.
 const SampleSource = "builtin:sample"
 
-// SaveOptions say how an index was built and how Save treats the one in
-// place.
+// SaveOptions say how an index was built.
 type SaveOptions struct {
 	// Options fingerprints the chunking options.
 	Options string
 	// Source names the book: its folder's absolute path, or SampleSource.
 	Source string
-	// Replace lets the index of another book be replaced (an explicit
-	// ingest); without it Save fails with *OtherBookError.
-	Replace bool
+	// Course is the course's name as the book gives it; a change of it
+	// rewrites the index, as a change of the book does.
+	Course string
 	// Wait is how long Save waits for another writer's lock before it
 	// fails with *BusyError: replicas of one book starting together each
 	// wait for the first, then find its index current.
 	Wait time.Duration
-	// Replaced, when set, hears of the other book whose index is replaced.
-	Replaced func(source string)
 }
 
-// OtherBookError is Save's refusal to replace the index of another book.
+// OtherBookError is Save's refusal to replace the index of another book:
+// a folder holds one book (see Locate), so this only guards against a
+// folder given by hand.
 type OtherBookError struct {
 	Dir, Have, Want string
 }
 
 func (e *OtherBookError) Error() string {
-	return fmt.Sprintf("data directory %s holds the index of another book (%s), not of %s: give each book its own --data, or run `textbook-rag ingest` with this book and --data %s to replace it", e.Dir, e.Have, e.Want, e.Dir)
+	return fmt.Sprintf("%s holds the index of another book (%s), not of %s", e.Dir, e.Have, e.Want)
 }
 
 // BusyError is the error of a writer that finds the data directory locked.
@@ -112,18 +117,20 @@ func (e *BusyError) Error() string {
 	return fmt.Sprintf("data directory %s is in use by another textbook-rag process (%s): it is writing the index", e.Dir, pid)
 }
 
-// Save writes the index unless the directory already holds the same book
-// built the same way; it reports whether it wrote. Writers hold the data
-// directory's lock while they check and replace the index, so two
-// processes never overwrite each other's; readers take no lock. A ctx done
-// before the new index replaces the old one (SIGTERM during ingest)
+// Save writes the index into the book's folder dir (see Locate) unless
+// it already holds the same book built the same way; it reports whether
+// it wrote. A current index is left as it is, lock file included: a
+// command that finds its book's index current writes nothing. Writers
+// hold the folder's lock while they check and replace the index, so two
+// processes never overwrite each other's; readers take no lock. A ctx
+// done before the new index replaces the old one (SIGTERM during ingest)
 // leaves the old.
 func Save(ctx context.Context, dir string, book rag.Book, chunks []rag.Chunk, o SaveOptions) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("save index: %w", err)
 	}
 	cleanTemp(dir)
-	if Current(dir, book, o.Options) {
+	if Current(dir, book, o) {
 		return false, nil
 	}
 	lock, err := lockWithin(ctx, dir, o.Wait)
@@ -132,20 +139,18 @@ func Save(ctx context.Context, dir string, book rag.Book, chunks []rag.Chunk, o 
 	}
 	defer lock.Unlock()
 	if old, err := Load(dir); err == nil {
-		if old.Book.Hash == book.Hash && old.Options == o.Options {
+		if old.current(book, o) {
 			return false, nil // another writer wrote it meanwhile
 		}
-		if old.Source != "" && old.Source != o.Source && old.Source != SampleSource {
-			if !o.Replace {
-				return false, &OtherBookError{Dir: dir, Have: old.Source, Want: o.Source}
-			}
-			if o.Replaced != nil {
-				o.Replaced(old.Source)
-			}
+		if old.Source != "" && old.Source != o.Source {
+			return false, &OtherBookError{Dir: dir, Have: old.Source, Want: o.Source}
 		}
 	}
-	b, err := json.Marshal(Index{Version: formatVersion, Book: book, Chunks: chunks, Options: o.Options, Source: o.Source})
+	b, err := json.Marshal(Index{Version: formatVersion, Book: book, Chunks: chunks, Options: o.Options, Source: o.Source, Course: o.Course})
 	if err != nil {
+		return false, fmt.Errorf("save index: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return false, fmt.Errorf("save index: %w", err)
 	}
 	tmp, err := os.CreateTemp(dir, FileName+".*.tmp")
@@ -198,8 +203,9 @@ const StaleAge = 10 * time.Minute
 // cleanTemp removes the temp files writers killed mid-write left behind.
 // Writers create them only under the lock, so when the lock is free every
 // one is stale; when another process holds it, only the old ones are.
+// Without temp files it takes no lock: taking it writes the lock file.
 func cleanTemp(dir string) {
-	if _, err := os.Stat(dir); err != nil {
+	if paths, _ := filepath.Glob(filepath.Join(dir, FileName+".*.tmp")); len(paths) == 0 {
 		return
 	}
 	lock, err := TryLock(dir)

@@ -182,46 +182,26 @@ func TestLockExcludesSecondWriter(t *testing.T) {
 	}
 }
 
-// A data directory holds one book's index: another book replaces it only
-// when asked to (ingest), and an index of the built-in sample always.
+// A folder holds one book's index: Save never replaces another book's
+// (each book has its own folder, see Locate).
 func TestSaveAnotherBook(t *testing.T) {
 	a, b := rag.Book{Title: "A", Hash: "ha"}, rag.Book{Title: "B", Hash: "hb"}
-	tests := []struct {
-		name      string
-		have      string
-		replace   bool
-		wantWrite bool
-	}{
-		{"another book refused", "/books/a", false, false},
-		{"another book replaced on request", "/books/a", true, true},
-		{"the sample replaced", SampleSource, false, true},
-		{"an index without a source replaced", "", false, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+	for _, have := range []string{"/books/a", SampleSource} {
+		t.Run(have, func(t *testing.T) {
 			dir := t.TempDir()
-			if _, err := Save(t.Context(), dir, a, nil, SaveOptions{Options: "o", Source: tt.have}); err != nil {
+			if _, err := Save(t.Context(), dir, a, nil, SaveOptions{Options: "o", Source: have}); err != nil {
 				t.Fatal(err)
 			}
-			var replaced string
-			wrote, err := Save(t.Context(), dir, b, nil, SaveOptions{Options: "o", Source: "/books/b", Replace: tt.replace, Replaced: func(s string) { replaced = s }})
+			wrote, err := Save(t.Context(), dir, b, nil, SaveOptions{Options: "o", Source: "/books/b"})
 			var other *OtherBookError
-			if tt.wantWrite != wrote || tt.wantWrite != (err == nil) || !tt.wantWrite && !errors.As(err, &other) {
-				t.Fatalf("Save = %v, %v; want write %v", wrote, err, tt.wantWrite)
+			if wrote || !errors.As(err, &other) {
+				t.Fatalf("Save = %v, %v; want an OtherBookError", wrote, err)
 			}
-			ix, _ := Load(dir)
-			if want := map[bool]string{true: "hb", false: "ha"}[tt.wantWrite]; ix.Book.Hash != want {
-				t.Errorf("index holds %s, want %s", ix.Book.Hash, want)
+			if ix, _ := Load(dir); ix.Book.Hash != "ha" {
+				t.Errorf("index holds %s, want ha", ix.Book.Hash)
 			}
-			if !tt.wantWrite && !strings.Contains(err.Error(), "holds the index of another book (/books/a), not of /books/b") {
-				t.Errorf("message %q", err)
-			}
-			want := ""
-			if tt.replace {
-				want = tt.have
-			}
-			if replaced != want {
-				t.Errorf("Replaced heard %q, want %q", replaced, want)
+			if want := "holds the index of another book (" + have + "), not of /books/b"; !strings.Contains(err.Error(), want) {
+				t.Errorf("message %q, want %q", err, want)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/textbook-rag/rag"
@@ -48,13 +49,21 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, rag.Errorf(rag.EUNAVAILABLE, "The course report is not available."))
 		return
 	}
+	// A browser opening the address gets the sign-in page; an API client
+	// (JSON, or any type but HTML, or a bearer token) the JSON error.
+	browser := r.Header.Get("Authorization") == "" && r.URL.Query().Get("format") != "json" && acceptsHTML(r.Header.Get("Accept"))
 	if s.cfg.AdminToken == "" {
-		s.writeError(w, r, rag.Errorf(rag.EUNAUTHORIZED, "The course report needs an admin token: start the server with --admin-token."))
+		const off = "The course report needs an admin token: start the server with --admin-token."
+		if browser {
+			s.loginPage(w, http.StatusUnauthorized, loginData{Off: true})
+			return
+		}
+		s.writeError(w, r, rag.Errorf(rag.EUNAUTHORIZED, off))
 		return
 	}
 	if !s.isAdmin(r) {
-		if r.Header.Get("Authorization") == "" && r.URL.Query().Get("format") != "json" {
-			s.loginPage(w, http.StatusUnauthorized, "")
+		if browser {
+			s.loginPage(w, http.StatusUnauthorized, loginData{})
 			return
 		}
 		s.writeError(w, r, rag.Errorf(rag.EUNAUTHORIZED, "A valid admin token is required."))
@@ -114,7 +123,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	got := sha256.Sum256([]byte(strings.TrimSpace(r.PostForm.Get("token"))))
 	want := sha256.Sum256([]byte(s.cfg.AdminToken))
 	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-		s.loginPage(w, http.StatusUnauthorized, "That is not the admin token.")
+		s.loginPage(w, http.StatusUnauthorized, loginData{Problem: "That is not the admin token."})
 		return
 	}
 	http.SetCookie(w, &http.Cookie{
@@ -125,11 +134,36 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 }
 
 // loginPage asks a browser for the admin token.
-func (s *Server) loginPage(w http.ResponseWriter, status int, problem string) {
+func (s *Server) loginPage(w http.ResponseWriter, status int, d loginData) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
 	w.WriteHeader(status)
-	_ = loginTemplate.Execute(w, problem)
+	_ = loginTemplate.Execute(w, d)
+}
+
+// acceptsHTML reports whether an Accept header asks for HTML at least as
+// much as for JSON: a browser's does ("text/html,...,*/*;q=0.8"), an API
+// client's ("application/json", curl's "*/*") does not.
+func acceptsHTML(accept string) bool {
+	var html, json float64
+	for _, part := range strings.Split(accept, ",") {
+		typ, params, _ := strings.Cut(part, ";")
+		q := 1.0
+		for _, p := range strings.Split(params, ";") {
+			if k, v, ok := strings.Cut(strings.TrimSpace(p), "="); ok && strings.EqualFold(k, "q") {
+				if f, err := strconv.ParseFloat(v, 64); err == nil {
+					q = f
+				}
+			}
+		}
+		switch strings.ToLower(strings.TrimSpace(typ)) {
+		case "text/html", "application/xhtml+xml":
+			html = max(html, q)
+		case "application/json":
+			json = max(json, q)
+		}
+	}
+	return html > 0 && html >= json
 }

@@ -34,7 +34,9 @@ func TestAdminReport(t *testing.T) {
 		status       int
 		code         string
 	}{
-		{"no token: the login form", "/admin/report", nil, 401, ""},
+		{"no token, a browser: the login form", "/admin/report", []reqOpt{browserAccept}, 401, ""},
+		{"no token, an API client: JSON", "/admin/report", []reqOpt{header("Accept", "application/json")}, 401, "unauthorized"},
+		{"no token, any type: JSON", "/admin/report", []reqOpt{header("Accept", "*/*")}, 401, "unauthorized"},
 		{"wrong token", "/admin/report", []reqOpt{header("Authorization", "Bearer nope")}, 401, "unauthorized"},
 		{"JSON without a token", "/admin/report?format=json", nil, 401, "unauthorized"},
 		{"bad since", "/admin/report?since=7x", []reqOpt{bearer}, 400, "validation_error"},
@@ -53,6 +55,8 @@ func TestAdminReport(t *testing.T) {
 				if e := decode[ErrorBody](t, w); e.Error != tt.code {
 					t.Fatalf("error %+v, want %s", e, tt.code)
 				}
+			} else if tt.status == 401 && !strings.Contains(w.Body.String(), `name="token"`) {
+				t.Fatalf("no sign-in form: %s", w.Body)
 			}
 			if strings.Contains(w.Body.String(), sid) {
 				t.Fatalf("the report shows the session id")
@@ -95,9 +99,36 @@ func TestAdminReport(t *testing.T) {
 		t.Fatalf("with the cookie: %d", w.Code)
 	}
 
-	// Without a configured token the report is off.
+	// Without a configured token the report is off: a browser is told
+	// how to turn it on, an API client gets the JSON error.
 	off := newEnv(t, nil, withReport)
 	if w := off.do("GET", "/admin/report", ""); w.Code != 401 || decode[ErrorBody](t, w).Error != "unauthorized" {
 		t.Fatalf("no admin token configured: %d %s", w.Code, w.Body)
+	}
+	w := off.do("GET", "/admin/report", "", browserAccept)
+	if page := w.Body.String(); w.Code != 401 || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") ||
+		!strings.Contains(page, "<code>--admin-token</code>") || strings.Contains(page, `name="token"`) {
+		t.Fatalf("no admin token configured, a browser: %d %s", w.Code, page)
+	}
+}
+
+// browserAccept is the Accept header Chromium sends for a page.
+var browserAccept = header("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8")
+
+func TestAcceptsHTML(t *testing.T) {
+	for accept, want := range map[string]bool{
+		"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8": true,
+		"application/xhtml+xml":                 true,
+		"":                                      false,
+		"*/*":                                   false,
+		"application/json":                      false,
+		"application/json, text/html;q=0.5":     false,
+		"text/html;q=0, application/json;q=0.1": false,
+		"TEXT/HTML; charset=utf-8; q=0.9, */*":  true,
+		"application/json;q=0.5, text/html;q=1": true,
+	} {
+		if got := acceptsHTML(accept); got != want {
+			t.Errorf("acceptsHTML(%q) = %v, want %v", accept, got, want)
+		}
 	}
 }

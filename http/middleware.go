@@ -182,7 +182,7 @@ func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 
 // cors answers preflight requests and marks allowed origins. A preflight
 // from an origin not on the list gets 204 without CORS headers, which the
-// browser treats as a refusal.
+// browser treats as a refusal; the server warns of it (warnRefusedOrigin).
 func (s *Server) cors(next http.Handler) http.Handler {
 	all := slices.Contains(s.cfg.AllowedOrigins, "*")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -193,6 +193,8 @@ func (s *Server) cors(next http.Handler) http.Handler {
 		if allowed {
 			h.Set("Access-Control-Allow-Origin", origin)
 			h.Set("Access-Control-Expose-Headers", "X-Request-ID, X-Response-Time, Retry-After")
+		} else if origin != "" && strings.HasPrefix(r.URL.Path, "/api/") && !s.sameOrigin(r, origin) {
+			s.warnRefusedOrigin(r, origin)
 		}
 		if r.Method == http.MethodOptions {
 			if allowed {

@@ -136,6 +136,8 @@ type Server struct {
 	once    sync.Once
 	handler http.Handler
 	limiter *limiter
+	// corsWarn rate-limits the warnings of refused origins.
+	corsWarn originWarner
 
 	mu  sync.Mutex
 	srv *http.Server

@@ -1,7 +1,8 @@
 // Package sample is the small textbook that ships with textbook-rag: the
 // default book of every command and the book the tests use. It is
 // original writing on physical AI and humanoid robotics basics, in the
-// Docusaurus layout.
+// Docusaurus layout: the docs folder, and beside it the site config that
+// names the course.
 package sample
 
 import (
@@ -9,7 +10,7 @@ import (
 	"io/fs"
 )
 
-//go:embed all:docs
+//go:embed all:docs docusaurus.config.js
 var files embed.FS
 
 // docs is the book's root inside the embedded files.
@@ -23,3 +24,6 @@ var docs = func() fs.FS {
 
 // Docs returns the sample textbook.
 func Docs() fs.FS { return docs }
+
+// Site returns the sample's site: its config, and the book under docs.
+func Site() fs.FS { return files }

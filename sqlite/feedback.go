@@ -86,6 +86,10 @@ func feedbackIDs(sessionID, messageID string) (string, string, error) {
 // questions and feedback, keyed by (created_at, seq) so that each page is
 // an index range scan however far into the history it starts.
 func (h *History) ExchangePage(ctx context.Context, from, to time.Time, after rag.ExchangeCursor, limit int) ([]rag.Exchange, rag.ExchangeCursor, error) {
+	return exchangePage(ctx, h.db, from, to, after, limit)
+}
+
+func exchangePage(ctx context.Context, db *sql.DB, from, to time.Time, after rag.ExchangeCursor, limit int) ([]rag.Exchange, rag.ExchangeCursor, error) {
 	if limit <= 0 {
 		return nil, after, rag.Errorf(rag.EINVALID, "page size must be positive")
 	}
@@ -93,7 +97,7 @@ func (h *History) ExchangePage(ctx context.Context, from, to time.Time, after ra
 	if !after.At.IsZero() {
 		start, startSeq = formatTime(after.At), after.Seq
 	}
-	rows, err := h.db.QueryContext(ctx, `SELECT a.seq, a.session_id, q.content, q.created_at, a.id, a.content, a.created_at,
+	rows, err := db.QueryContext(ctx, `SELECT a.seq, a.session_id, q.content, q.created_at, a.id, a.content, a.created_at,
 	a.sources, a.was_refusal, a.refusal_reason, f.rating, f.comment, f.updated_at
 FROM chat_messages AS a
 JOIN chat_messages AS q ON q.id = a.question_id

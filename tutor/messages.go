@@ -24,21 +24,30 @@ You can:
 
 // EmptyRetrievalMessage is the spec's "Empty Retrieval" template. Without
 // a detected topic its second sentence is left out rather than printed
-// with a placeholder.
+// with a placeholder; without a course name it says "this course".
 func EmptyRetrievalMessage(course, topic string) string {
 	msg := "I can only answer questions from the textbook content. This topic doesn't appear to be covered in the course materials."
 	if topic != "" {
-		msg += "\n\nIf you're looking for information on " + topic + ", this may be outside the scope of the " + course + " course."
+		scope := "the " + course + " course"
+		if course == "" {
+			scope = "this course"
+		}
+		msg += "\n\nIf you're looking for information on " + topic + ", this may be outside the scope of " + scope + "."
 	}
 	return msg
 }
 
 // OutOfScopeMessage is the spec's "Out of Scope" template with the book's
-// module titles as the scope list.
+// module titles as the scope list; without a course name it says "This
+// textbook".
 func OutOfScopeMessage(course string, modules []string, topic string) string {
 	var b strings.Builder
 	b.WriteString("This topic is outside the scope of this course.\n\n")
-	b.WriteString("The " + course + " textbook covers:\n")
+	if course == "" {
+		b.WriteString("This textbook covers:\n")
+	} else {
+		b.WriteString("The " + course + " textbook covers:\n")
+	}
 	for _, m := range modules {
 		b.WriteString("- " + m + "\n")
 	}

@@ -39,7 +39,8 @@ type Config struct {
 	// ConfidentThreshold: a chunk at or above it may be answered from.
 	ConfidentThreshold float64
 	TopK               int
-	// CourseName fills the course's name into the refusal messages.
+	// CourseName fills the course's name into the refusal messages; ""
+	// leaves it out ("this course", "This textbook").
 	CourseName string
 	// FallbackOnGeneratorError answers extractively when the language
 	// model fails or its text is rejected, instead of an openai_error.
@@ -51,13 +52,13 @@ type Config struct {
 	OutsideKnowledgePhrases []string
 }
 
-// DefaultConfig returns the spec's thresholds and top-k.
+// DefaultConfig returns the spec's thresholds and top-k. It names no
+// course: the course's name comes from the book being served.
 func DefaultConfig() Config {
 	return Config{
 		EmptyThreshold:           0.5,
 		ConfidentThreshold:       0.7,
 		TopK:                     5,
-		CourseName:               "Physical AI & Humanoid Robotics",
 		FallbackOnGeneratorError: true,
 		OnOutsideKnowledge:       "fallback",
 		OutsideKnowledgePhrases:  DefaultOutsideKnowledgePhrases,

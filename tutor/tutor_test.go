@@ -70,8 +70,10 @@ func (g *countingGenerator) Generate(ctx context.Context, req rag.GenerateReques
 }
 
 func newTutor(r rag.Retriever, found bool, gen rag.Generator) *Tutor {
+	cfg := DefaultConfig()
+	cfg.CourseName = "Physical AI & Humanoid Robotics"
 	return &Tutor{
-		Config:     DefaultConfig(),
+		Config:     cfg,
 		Retriever:  r,
 		Evidence:   stubEvidence{found: found},
 		Scope:      DefaultScope(),
@@ -182,6 +184,16 @@ func TestMessages(t *testing.T) {
 	}
 	if got := EmptyRetrievalMessage("X", ""); strings.Contains(got, "{") || strings.Contains(got, "information on") {
 		t.Errorf("no topic: the sentence should be left out, got %q", got)
+	}
+	// No course named: the templates say "this course", "This textbook".
+	if got := EmptyRetrievalMessage("", "banana bread"); !strings.HasSuffix(got, "this may be outside the scope of this course.") {
+		t.Errorf("no course name: %q", got)
+	}
+	if got := OutOfScopeMessage("", []string{"M"}, "PWM"); !strings.Contains(got, "\n\nThis textbook covers:\n- M\n") {
+		t.Errorf("no course name: %q", got)
+	}
+	if DefaultConfig().CourseName != "" {
+		t.Errorf("the default config names a course: %q; the book names it", DefaultConfig().CourseName)
 	}
 
 	tu.Retriever = stubRetriever{scores: []float64{0.9}}

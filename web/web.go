@@ -32,7 +32,8 @@ var assets embed.FS
 
 // Options configure a Handler.
 type Options struct {
-	// Title is the book's title in the page header; default "Textbook".
+	// Title is the course's name: in the pages' header and title, and in
+	// the widget's header; default "Textbook".
 	Title string
 	// APIBase is the chat API's origin for the widget on these pages;
 	// "" means the same origin.
@@ -49,8 +50,10 @@ type Handler struct {
 	page   *template.Template
 	css    template.CSS
 	widget asset
-	mux    *http.ServeMux
-	csp    string
+	// favicon is /favicon.ico, which browsers ask every site for.
+	favicon asset
+	mux     *http.ServeMux
+	csp     string
 }
 
 type asset struct {
@@ -82,7 +85,10 @@ func New(bookFS fs.FS, opts Options) (*Handler, error) {
 		return nil, err
 	}
 	h.css = template.CSS(css)
-	if h.widget, err = buildWidget(); err != nil {
+	if h.widget, err = buildWidget(opts.Title); err != nil {
+		return nil, err
+	}
+	if h.favicon, err = buildFavicon(); err != nil {
 		return nil, err
 	}
 	connect := "'self'"
@@ -93,6 +99,7 @@ func New(bookFS fs.FS, opts Options) (*Handler, error) {
 
 	h.mux = http.NewServeMux()
 	h.mux.HandleFunc("GET /widget.js", h.serveWidget)
+	h.mux.HandleFunc("GET /favicon.ico", h.serveFavicon)
 	h.mux.HandleFunc("GET /{$}", h.serveHome)
 	h.mux.HandleFunc("GET /docs", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/", http.StatusFound) })
 	h.mux.HandleFunc("GET /docs/{route...}", h.serveChapter)
@@ -100,9 +107,10 @@ func New(bookFS fs.FS, opts Options) (*Handler, error) {
 	return h, nil
 }
 
-// buildWidget puts widget.css into widget.js, so the widget is one file
-// whose styles live in its shadow root.
-func buildWidget() (asset, error) {
+// buildWidget puts widget.css and the course's name into widget.js, so
+// the widget is one file whose styles live in its shadow root, and which
+// names the course on any site that embeds it.
+func buildWidget(course string) (asset, error) {
 	js, err := assets.ReadFile("static/widget.js")
 	if err != nil {
 		return asset{}, err
@@ -111,16 +119,19 @@ func buildWidget() (asset, error) {
 	if err != nil {
 		return asset{}, err
 	}
-	quoted, err := json.Marshal(string(css))
-	if err != nil {
-		return asset{}, err
+	for slot, value := range map[string]string{`"__WIDGET_CSS__"`: string(css), `"__COURSE_NAME__"`: course} {
+		// JSON is a JavaScript string literal; with HTML escaped (<, >, &
+		// as \u003c...) a name cannot end the script it is in.
+		quoted, err := json.Marshal(value)
+		if err != nil {
+			return asset{}, err
+		}
+		if !bytes.Contains(js, []byte(slot)) {
+			return asset{}, fmt.Errorf("widget.js has no %s slot", slot)
+		}
+		js = bytes.Replace(js, []byte(slot), quoted, 1)
 	}
-	const slot = `"__WIDGET_CSS__"`
-	if !bytes.Contains(js, []byte(slot)) {
-		return asset{}, fmt.Errorf("widget.js has no %s slot", slot)
-	}
-	body := bytes.Replace(js, []byte(slot), quoted, 1)
-	return asset{body: body, etag: etag(body)}, nil
+	return asset{body: js, etag: etag(js)}, nil
 }
 
 func etag(b []byte) string {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/textbook-rag/rag"
@@ -35,6 +36,15 @@ type Main struct {
 	Metrics *rhttp.Metrics
 
 	Index *datadir.Index
+	// Dir is the book's folder in the data directory: its index, chat
+	// history and embeddings.
+	Dir string
+	// Course is the course's name: Config.Tutor.CourseName when set, else
+	// the one the book gives (see courseTitle).
+	Course string
+	// DefaultRefusalLog, set before Open, is the file in Dir the refusal
+	// log goes to when Config.RefusalLog is empty; "" means stderr.
+	DefaultRefusalLog string
 	// Files is the book as read at start, in memory (nil when the index
 	// was only loaded): the reader's pages are built from it.
 	Files fs.FS
@@ -106,9 +116,32 @@ func bookSource(cfg Config) string {
 	return cfg.Docs
 }
 
+// courseTitle names the course after the book read into files: the title
+// of the Docusaurus config in the folder above the book's, else the title
+// of the book's root page, else the book folder's name. The sample is
+// named by the same rule, from its own site config.
+func courseTitle(cfg Config, files fs.FS) string {
+	site := ""
+	if cfg.Docs == "" {
+		site = markdown.SiteTitle(sample.Site())
+	} else {
+		site = markdown.ReadSiteTitle(filepath.Dir(bookSource(cfg)))
+	}
+	if site != "" {
+		return site
+	}
+	if t := markdown.RootPageTitle(files); t != "" {
+		return t
+	}
+	if cfg.Docs == "" {
+		return "Sample textbook"
+	}
+	return markdown.FolderTitle(bookSource(cfg))
+}
+
 // writerWait is how long an ingest that a command runs on its own (serve,
-// ask, report...) waits for another process writing the index: replicas
-// of one book starting together wait for the first instead of failing.
+// ask...) waits for another process writing the index: replicas of one
+// book starting together wait for the first instead of failing.
 const writerWait = 30 * time.Second
 
 // ingested is one read of the book: the files as read, in memory, and the
@@ -117,16 +150,16 @@ const writerWait = 30 * time.Second
 type ingested struct {
 	Files fs.FS
 	Index *datadir.Index
-	Wrote bool // the data dir's index was replaced
+	Dir   string // the book's folder in the data directory
+	Wrote bool   // the folder's index was replaced
 }
 
-// ingest reads the book and replaces the data dir's index when the book
-// changed; files left out of the book are reported to warn. progress may
-// be nil. A cancelled ctx (SIGINT, SIGTERM) stops it. The index of
-// another book is replaced with a warning: every command serves the book
-// it was given from its own read, so the file only spares the next start
-// a rebuild, and refusing would stop a reader who tries one book after
-// another on the default data directory. explicit is the ingest
+// ingest reads the book and replaces the index in the book's own folder
+// of the data directory when the book changed; files left out of the
+// book are reported to warn. progress may be nil. A cancelled ctx
+// (SIGINT, SIGTERM) stops it. Each book has its folder (datadir.Locate),
+// so books on one data directory never replace each other's index, and a
+// book whose index is current writes nothing. explicit is the ingest
 // command's: it fails at once when another process is writing, where the
 // others wait for it.
 func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done, total int, path string), explicit bool) (ingested, error) {
@@ -143,18 +176,38 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done,
 	if err != nil {
 		return ingested{}, fmt.Errorf("ingest: %w", err)
 	}
-	so := datadir.SaveOptions{Options: chunkOptions(), Source: bookSource(cfg), Replace: true}
+	so := datadir.SaveOptions{Options: chunkOptions(), Source: bookSource(cfg), Course: courseTitle(cfg, fsys)}
 	if !explicit {
 		so.Wait = writerWait
 	}
-	so.Replaced = func(old string) {
-		fmt.Fprintf(warn, "textbook-rag: warning: %s held the index of another book (%s): replacing it\n", cfg.Data, old)
-	}
-	wrote, err := datadir.Save(ctx, cfg.Data, book, chunks, so)
+	dir := datadir.Locate(cfg.Data, so.Source)
+	wrote, err := datadir.Save(ctx, dir, book, chunks, so)
 	if err != nil {
 		return ingested{}, err
 	}
-	return ingested{Files: fsys, Index: &datadir.Index{Book: book, Chunks: chunks, Options: so.Options, Source: so.Source}, Wrote: wrote}, nil
+	ix := &datadir.Index{Book: book, Chunks: chunks, Options: so.Options, Source: so.Source, Course: so.Course}
+	return ingested{Files: fsys, Index: ix, Dir: dir, Wrote: wrote}, nil
+}
+
+// storedBook loads the index of the book a command that only reads is
+// about, writing nothing: the book of --docs (its folder in the data
+// directory), else the one --book names, else the data directory's only
+// book.
+func storedBook(cfg Config) (*datadir.Index, string, error) {
+	if cfg.Docs != "" {
+		dir := datadir.Locate(cfg.Data, bookSource(cfg))
+		ix, err := datadir.Load(dir)
+		if errors.Is(err, datadir.ErrNoIndex) {
+			return nil, "", fmt.Errorf("%s holds no index of the book %s: serve or ingest it with --data %s first: %w", cfg.Data, bookSource(cfg), cfg.Data, datadir.ErrNoIndex)
+		}
+		return ix, dir, err
+	}
+	e, err := datadir.Choose(cfg.Data, cfg.Book)
+	if err != nil {
+		return nil, "", err
+	}
+	ix, err := datadir.Load(e.Dir)
+	return ix, e.Dir, err
 }
 
 // afterBookRead, set by tests, runs when the book has been read at start:
@@ -184,18 +237,16 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 		if afterBookRead != nil {
 			afterBookRead()
 		}
-		m.Files, m.Index = in.Files, in.Index
+		m.Files, m.Index, m.Dir = in.Files, in.Index, in.Dir
 	} else {
-		ix, err := datadir.Load(cfg.Data)
-		if errors.Is(err, datadir.ErrNoIndex) {
-			return fmt.Errorf("%w: run `textbook-rag ingest --data %s` first", err, cfg.Data)
-		}
+		ix, dir, err := storedBook(cfg)
 		if err != nil {
 			return err
 		}
-		m.Index = ix
+		m.Index, m.Dir = ix, dir
 	}
 	ix := m.Index
+	m.Course = courseName(cfg, ix)
 	book := analysis.NewBook(ix.Chunks)
 	m.Lexical = lexical.New(book)
 	m.Answerer = answer.New(book)
@@ -207,14 +258,20 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 			return err
 		}
 	}
-	logw := m.stderr
-	if cfg.RefusalLog != "" {
+	var logw io.Writer = m.stderr
+	switch {
+	case cfg.RefusalLog == "-":
+	case cfg.RefusalLog != "":
 		f, err := os.OpenFile(cfg.RefusalLog, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
 			return fmt.Errorf("refusal log: %w", err)
 		}
 		m.closers = append(m.closers, f.Close)
 		logw = f
+	case m.DefaultRefusalLog != "":
+		lf := &lazyFile{path: filepath.Join(m.Dir, m.DefaultRefusalLog)}
+		m.closers = append(m.closers, lf.Close)
+		logw = lf
 	}
 	retriever, err := m.openRetriever(ctx)
 	if err != nil {
@@ -228,8 +285,10 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 	if llm == nil {
 		extractor = m.countGenerator(extractor)
 	}
+	tc := cfg.Tutor
+	tc.CourseName = m.Course
 	m.Tutor = &tutor.Tutor{
-		Config:     cfg.Tutor,
+		Config:     tc,
 		Retriever:  retriever,
 		Evidence:   m.Answerer,
 		Scope:      scope,
@@ -281,4 +340,56 @@ func scopeList(ix *datadir.Index) []string {
 		}
 	}
 	return out
+}
+
+// courseName is the course's name: the configured one, else the one the
+// index recorded from the book, else (an index written before it did) the
+// book's title.
+func courseName(cfg Config, ix *datadir.Index) string {
+	for _, name := range []string{cfg.Tutor.CourseName, ix.Course, ix.Book.Title} {
+		if name = strings.TrimSpace(name); name != "" {
+			return name
+		}
+	}
+	return "Textbook"
+}
+
+// lazyFile is a log file opened (for appending) by its first write, so a
+// command that has nothing to log leaves no file behind.
+type lazyFile struct {
+	path string
+	f    *os.File
+}
+
+func (l *lazyFile) Write(p []byte) (int, error) {
+	if l.f == nil {
+		f, err := os.OpenFile(l.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return 0, err
+		}
+		l.f = f
+	}
+	return l.f.Write(p)
+}
+
+// Stat and Truncate let the refusal log remove a line a full disk cut.
+func (l *lazyFile) Stat() (os.FileInfo, error) {
+	if l.f == nil {
+		return nil, os.ErrClosed
+	}
+	return l.f.Stat()
+}
+
+func (l *lazyFile) Truncate(size int64) error {
+	if l.f == nil {
+		return os.ErrClosed
+	}
+	return l.f.Truncate(size)
+}
+
+func (l *lazyFile) Close() error {
+	if l.f == nil {
+		return nil
+	}
+	return l.f.Close()
 }

@@ -11,10 +11,16 @@ import (
 	"github.com/textbook-rag/rag"
 )
 
+// askRefusalLog is the file in the book's folder of the data directory
+// that ask appends its refusals to unless --refusal-log says otherwise:
+// the log stays whole, and the reader's terminal shows only the answer.
+const askRefusalLog = "ask-refusals.log"
+
 func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := DefaultConfig()
 	f := newFlags("ask", &cfg, stderr)
 	f.book()
+	f.storedBook()
 	f.answering()
 	var req rag.ChatRequest
 	var asJSON, explain bool
@@ -32,10 +38,11 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if req.SessionID == "" {
 		req.SessionID = rag.NewID()
 	}
-	// Only --data: answer from that index as it is. Otherwise make sure
-	// the index matches the book first.
-	ensure := cfg.Docs != "" || !flagSet(f, "data")
+	// Only --data (or --book): answer from that index as it is, writing
+	// no index. Otherwise make sure the index matches the book first.
+	ensure := cfg.Docs != "" || !flagSet(f, "data") && cfg.Book == ""
 	app := NewMain(cfg, stderr)
+	app.DefaultRefusalLog = askRefusalLog
 	if err := app.Open(ctx, ensure); err != nil {
 		return err
 	}

@@ -78,12 +78,12 @@ func (m *Main) openDense(ctx context.Context) (rag.Retriever, error) {
 		return nil, err
 	}
 	stamp := embedStamp{BookHash: m.Index.Book.Hash, Chunker: chunkOptions(), Model: cfg.EmbeddingModel, Dim: emb.Dimension(), Store: where}
-	if !stampCurrent(cfg.Data, stamp) {
+	if !stampCurrent(m.Dir, stamp) {
 		m.Logger.Info("embedding the book", "chunks", len(m.Index.Chunks), "model", cfg.EmbeddingModel, "store", where)
 		if err := dense.Index(ctx, emb, store, m.Index.Chunks, 64, nil); err != nil {
 			return nil, fmt.Errorf("index embeddings: %w", err)
 		}
-		if err := writeStamp(cfg.Data, stamp); err != nil {
+		if err := writeStamp(m.Dir, stamp); err != nil {
 			return nil, err
 		}
 	}
@@ -107,7 +107,7 @@ func (m *Main) openVectorStore(ctx context.Context, dim int) (rag.VectorStore, s
 		m.checks = append(m.checks, rhttp.Check{Name: "qdrant_connected", Ping: qs.Ping})
 		return qs, "qdrant " + cfg.QdrantURL + " " + cfg.QdrantCollection, nil
 	}
-	fs, err := dense.OpenFlat(filepath.Join(cfg.Data, "vectors.json"), dim)
+	fs, err := dense.OpenFlat(filepath.Join(m.Dir, "vectors.json"), dim)
 	if err != nil {
 		return nil, "", err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -20,10 +21,15 @@ import (
 type Config struct {
 	Docs string // "" = the built-in sample textbook
 	Data string
+	// Book picks, for a command that only reads (report, ask on --data),
+	// one of the data directory's books by name; "" = its only book.
+	Book string
 
 	Tutor         tutor.Config
 	ScopePatterns string // JSON file of out-of-scope rules; "" = the spec's
-	RefusalLog    string // file to append refusal events to; "" = stderr
+	// RefusalLog is the file refusal events are appended to; "-" and, for
+	// serve, "" mean stderr (ask's "" is a file in the book's folder).
+	RefusalLog string
 
 	// Service.
 	Addr           string
@@ -111,6 +117,16 @@ type flags struct {
 func newFlags(name string, cfg *Config, stderr io.Writer) *flags {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage:")
+		for _, line := range strings.Split(usage, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "textbook-rag "+name+" ") {
+				fmt.Fprintln(fs.Output(), line)
+			}
+		}
+		fmt.Fprintln(fs.Output(), "\nFlags:")
+		fs.PrintDefaults()
+	}
 	return &flags{fs: fs, cfg: cfg}
 }
 
@@ -221,7 +237,19 @@ func (f *flags) retention(p *time.Duration, name, env, help string) {
 // book adds the flags that say which book and where its index lives.
 func (f *flags) book() {
 	f.str(&f.cfg.Docs, "docs", "TEXTBOOK_RAG_DOCS", "textbook folder (Docusaurus layout); empty = the built-in sample book")
-	f.str(&f.cfg.Data, "data", "TEXTBOOK_RAG_DATA", "data directory for the index")
+	f.str(&f.cfg.Data, "data", "TEXTBOOK_RAG_DATA", "data directory: each book keeps its index and chat history in a folder of its own under books/")
+}
+
+// storedBook adds the flag that picks one of the data directory's books,
+// for the commands that only read it.
+func (f *flags) storedBook() {
+	f.str(&f.cfg.Book, "book", "TEXTBOOK_RAG_BOOK", "which of the data directory's books (its folder name under books/, or the start of it); empty = the only one")
+}
+
+// course adds the flag that names the course.
+func (f *flags) course() {
+	f.str(&f.cfg.Tutor.CourseName, "course-name", "TEXTBOOK_RAG_COURSE_NAME",
+		"the course's name in the page title, the widget, the refusal messages and the report; empty = the book's (its Docusaurus site title, else its root page's title, else its folder's name)")
 }
 
 // answering adds the refusal rules' tunables and the backends.
@@ -230,9 +258,9 @@ func (f *flags) answering() {
 	f.float(&c.Tutor.EmptyThreshold, "empty-threshold", "TEXTBOOK_RAG_EMPTY_THRESHOLD", "below this best score: empty_retrieval")
 	f.float(&c.Tutor.ConfidentThreshold, "confident-threshold", "TEXTBOOK_RAG_CONFIDENT_THRESHOLD", "below this best score: insufficient_context")
 	f.int(&c.Tutor.TopK, "top-k", "TEXTBOOK_RAG_TOP_K", "chunks retrieved per question")
-	f.str(&c.Tutor.CourseName, "course-name", "TEXTBOOK_RAG_COURSE_NAME", "course name used in refusal messages")
+	f.course()
 	f.str(&c.ScopePatterns, "scope-patterns", "TEXTBOOK_RAG_SCOPE_PATTERNS", "JSON file of out-of-scope rules [{topic, pattern}]; empty = the spec's patterns")
-	f.str(&c.RefusalLog, "refusal-log", "TEXTBOOK_RAG_REFUSAL_LOG", "file the refusal log is appended to; empty = stderr")
+	f.str(&c.RefusalLog, "refusal-log", "TEXTBOOK_RAG_REFUSAL_LOG", `file the refusal log is appended to; "-" = stderr; empty = stderr for serve, `+askRefusalLog+` in the book's folder of the data directory for ask`)
 	f.str(&c.Embedder, "embedder", "TEXTBOOK_RAG_EMBEDDER", `"" for the built-in retriever, "openai" for an OpenAI-compatible embeddings API`)
 	f.str(&c.Generator, "generator", "TEXTBOOK_RAG_GENERATOR", `"extractive" (built-in) or "openai" (an OpenAI-compatible chat API)`)
 	f.str(&c.OpenAIBaseURL, "openai-base-url", "OPENAI_BASE_URL", "base URL of the OpenAI-compatible API")
@@ -285,6 +313,9 @@ func (f *flags) parse(args []string) error {
 		return usageError{f.err.Error()}
 	}
 	if err := f.fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err // the usage is out; run exits 0
+		}
 		return usageError{err.Error()}
 	}
 	for _, fn := range f.afterParse {

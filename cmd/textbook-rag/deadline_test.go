@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/textbook-rag/rag/datadir"
 	"github.com/textbook-rag/rag/internal/stallproxy"
 	"github.com/textbook-rag/rag/postgres/pgtest"
 )
@@ -28,11 +29,11 @@ type staller struct {
 // connection, as another process could.
 func sqliteStaller() staller {
 	var lock *sql.Tx
-	var data string
+	var dir string
 	return staller{
-		edit: func(c *Config) { data = c.Data },
+		edit: func(c *Config) { dir = datadir.Locate(c.Data, bookSource(*c)) },
 		stall: func(t *testing.T) {
-			db, err := sql.Open("sqlite", filepath.Join(data, "history.db")+"?_txlock=immediate")
+			db, err := sql.Open("sqlite", filepath.Join(dir, historyFile)+"?_txlock=immediate")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -42,7 +42,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		state = "index written"
 	}
 	fmt.Fprintf(stdout, "%s: %q, %d modules, %d chunks; %s in %s (%s)\n",
-		name, book.Title, len(book.Modules), n, state, cfg.Data, time.Since(start).Round(time.Millisecond))
+		name, in.Index.Course, len(book.Modules), n, state, in.Dir, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 

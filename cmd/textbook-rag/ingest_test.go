@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -91,46 +90,7 @@ func TestIngestCancelledOnLastFileWritesNoIndex(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || in.Wrote {
 		t.Errorf("ingest = wrote %v, %v; want context.Canceled and no write", in.Wrote, err)
 	}
-	if _, err := os.Stat(filepath.Join(cfg.Data, datadir.FileName)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(datadir.Locate(cfg.Data, bookSource(cfg)), datadir.FileName)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("index after a cancelled ingest: %v, want none", err)
-	}
-}
-
-// Two books on one data directory: a command given another book replaces
-// the index with a warning naming the book it held, and a server already
-// running keeps serving its own book, read once at start.
-func TestAnotherBookOnTheDataDir(t *testing.T) {
-	data := filepath.Join(t.TempDir(), "data")
-	var books [2]string
-	for i := range books {
-		books[i] = t.TempDir()
-		page := fmt.Sprintf("# Book %d\n\nA page of book %d.\n", i, i)
-		if err := os.WriteFile(filepath.Join(books[i], "a.md"), []byte(page), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	open := func(book string) (*Main, *bytes.Buffer) {
-		var stderr bytes.Buffer
-		cfg := DefaultConfig()
-		cfg.Docs, cfg.Data, cfg.RefusalLog = book, data, os.DevNull
-		m := NewMain(cfg, &stderr)
-		if err := m.OpenService(t.Context()); err != nil {
-			t.Fatalf("serve of %s: %v", book, err)
-		}
-		t.Cleanup(func() { m.Close() })
-		return m, &stderr
-	}
-	first, _ := open(books[0])
-	second, stderr := open(books[1])
-	if want := "held the index of another book (" + books[0] + "): replacing it"; !strings.Contains(stderr.String(), want) {
-		t.Errorf("serve of the second book warned %q, want %q", stderr, want)
-	}
-	if ix, _ := datadir.Load(data); ix == nil || ix.Source != books[1] {
-		t.Errorf("the second book's index was not written")
-	}
-	for i, m := range []*Main{first, second} {
-		if got := m.Index.Chunks[0].Text; !strings.Contains(got, fmt.Sprintf("book %d", i)) {
-			t.Errorf("server %d serves %q, not its own book", i, got)
-		}
 	}
 }

@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -25,16 +26,19 @@ const usage = `textbook-rag — a tutor that answers only from a Markdown textbo
 
 Usage:
   textbook-rag ingest    [--docs DIR] [--data DIR]
-  textbook-rag ask       [--data DIR] [--selected-text TEXT] [--session-id UUID] [--json] "QUESTION"
+  textbook-rag ask       [--docs DIR] [--data DIR [--book NAME]] [--selected-text TEXT] [--session-id UUID] [--json] "QUESTION"
   textbook-rag eval      [--docs DIR] --questions FILE [--json] [--verbose]
   textbook-rag eval      --books BOOKS.tsv [--verbose]   (leave-one-book-out)
   textbook-rag fit       --books BOOKS.tsv [--out answer/model.json]
   textbook-rag serve     [--docs DIR] [--data DIR] [--addr :8001]
   textbook-rag calibrate [--docs DIR] --questions FILE
-  textbook-rag report    [--data DIR] [--since 7d] [--json] [--report-questions=false]
+  textbook-rag report    [--data DIR] [--book NAME | --docs DIR] [--since 7d] [--json] [--report-questions=false]
   textbook-rag version
 
-Without --docs the commands use the sample textbook built into the binary.
+Without --docs the commands use the sample textbook built into the binary;
+report, and ask given only --data, read the book the data directory holds.
+Each book keeps its index and chat history in a folder of its own under
+DATA/books/, so books on one data directory never replace each other's.
 Run "textbook-rag COMMAND -h" for a command's flags; every flag can also be
 set by the environment variable shown in its help.
 `
@@ -71,7 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var ue usageError
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
 		fmt.Fprintln(stderr, "textbook-rag:", err)

@@ -23,15 +23,15 @@ func (f *flags) reporting() {
 
 // reportSource is what the course report reads: the history, the served
 // book's chapters and passages, and the refusal log when it is a file.
-func reportSource(cfg Config, ix *datadir.Index, h rag.History) *report.Source {
+func reportSource(cfg Config, ix *datadir.Index, h rag.ExchangeReader) *report.Source {
 	src := &report.Source{
-		Title:         ix.Book.Title,
+		Title:         courseName(cfg, ix),
 		RefusalLog:    cfg.RefusalLog,
 		ShowQuestions: cfg.ReportQuestions,
 		DocsURL:       "/docs",
 	}
-	if xr, ok := h.(rag.ExchangeReader); ok {
-		src.History = xr
+	if h != nil {
+		src.History = h
 	}
 	seen := map[string]bool{}
 	for _, c := range ix.Chunks {
@@ -45,12 +45,19 @@ func reportSource(cfg Config, ix *datadir.Index, h rag.History) *report.Source {
 	return src
 }
 
+// runReport reports on the history of a book of the data directory. It
+// only reads: the book is the one the data directory holds (--book or
+// --docs choose among several), its index and history are read as they
+// are, and nothing in the data directory is written.
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := DefaultConfig()
 	f := newFlags("report", &cfg, stderr)
-	f.book()
+	f.str(&cfg.Docs, "docs", "TEXTBOOK_RAG_DOCS", "the book to report on, by its folder (read from its data in --data, never ingested); empty = the data directory's only book, or --book")
+	f.str(&cfg.Data, "data", "TEXTBOOK_RAG_DATA", "data directory the server keeps the book's index and chat history in")
+	f.storedBook()
+	f.course()
 	f.str(&cfg.RefusalLog, "refusal-log", "TEXTBOOK_RAG_REFUSAL_LOG", "the refusal log file the server appends to; empty = none")
-	f.str(&cfg.DatabaseURL, "database-url", "DATABASE_URL", "Postgres URL of the chat history; empty = SQLite in the data directory")
+	f.str(&cfg.DatabaseURL, "database-url", "DATABASE_URL", "Postgres URL of the chat history; empty = SQLite in the book's folder of the data directory")
 	f.reporting()
 	since := "7d"
 	var asJSON bool
@@ -66,13 +73,15 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return usageError{"--since: " + rag.ErrorMessage(err)}
 	}
-	// The chapter list is the book as read now (the index is kept current).
-	in, err := ingest(ctx, cfg, stderr, nil, false)
+	// The chapter list is the book as it was served: its index.
+	ix, dir, err := storedBook(cfg)
 	if err != nil {
 		return err
 	}
-	ix := in.Index
-	var h rag.History
+	var h interface {
+		rag.ExchangeReader
+		Close() error
+	}
 	if cfg.DatabaseURL != "" {
 		p, err := postgres.Open(ctx, cfg.DatabaseURL)
 		if err != nil {
@@ -80,7 +89,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		h = p
 	} else {
-		s, err := sqlite.Open(ctx, filepath.Join(cfg.Data, "history.db"))
+		s, err := sqlite.OpenReader(ctx, filepath.Join(dir, historyFile))
 		if err != nil {
 			return fmt.Errorf("chat history: %w", err)
 		}
@@ -99,5 +108,5 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		enc.SetEscapeHTML(false)
 		return enc.Encode(r)
 	}
-	return report.WriteText(stdout, r, ix.Book.Title)
+	return report.WriteText(stdout, r, src.Title)
 }

@@ -116,3 +116,46 @@ func storedFeedback(t *testing.T, m *Main) *rag.Feedback {
 	}
 	return nil
 }
+
+// /admin/report opened in a browser without a token is a page, never raw
+// JSON: the sign-in form when the tutor has an admin token, and how to
+// turn the report on when it has none. Screenshots: signin-*.
+func TestBrowserReportSignIn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	if browsertest.ChromePath() == "" {
+		t.Skip("no Chromium installed (apt-get install chromium): skipping the browser test")
+	}
+	withToken, _ := startService(t, func(c *Config) { c.AdminToken = "course-team-token" })
+	without, _ := startService(t, nil)
+	for _, vp := range []browsertest.Viewport{browsertest.Desktop, browsertest.Phone} {
+		t.Run(vp.Name, func(t *testing.T) {
+			b := browsertest.NewBrowser(t, browsertest.ArtifactsDir(t))
+			b.SetViewport(vp)
+			for _, tc := range []struct {
+				name, base, ready string
+				want              []string
+			}{
+				{"signin-form", withToken, `document.querySelector("input[name=token]")`, []string{"Course report", "Admin token", "Open the report"}},
+				{"signin-off", without, `document.querySelector("main.box")`, []string{"The course report is off", "--admin-token", "TEXTBOOK_RAG_ADMIN_TOKEN"}},
+			} {
+				b.Do(chromedp.Navigate(tc.base + "/admin/report"))
+				b.WaitFor("the sign-in page", tc.ready)
+				text := Eval(b, `document.body.innerText`).(string)
+				for _, w := range tc.want {
+					if !strings.Contains(text, w) {
+						t.Errorf("%s: the page lacks %q:\n%s", tc.name, w, text)
+					}
+				}
+				if strings.Contains(text, `"error"`) {
+					t.Errorf("%s: the browser got JSON: %s", tc.name, text)
+				}
+				if w := Eval(b, `document.documentElement.scrollWidth - window.innerWidth`); w != float64(0) {
+					t.Errorf("%s: the page is %v px wider than the %s window", tc.name, w, vp.Name)
+				}
+				b.Screenshot(tc.name + "-" + vp.Name)
+			}
+		})
+	}
+}

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"path/filepath"
+	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/textbook-rag/rag"
@@ -31,6 +34,9 @@ func (m *Main) OpenService(ctx context.Context) error {
 	return nil
 }
 
+// historyFile is the SQLite chat history's file in the book's folder.
+const historyFile = "history.db"
+
 // historyOpenTimeout bounds connecting to the history store and migrating
 // it at start: a store that accepts connections and then says nothing
 // stops the start with an error instead of holding it.
@@ -51,7 +57,7 @@ func (m *Main) openService(ctx context.Context) error {
 		h.MaxSessionMessages = cfg.SessionMaxMessages
 		m.History, historyCheck = h, "postgres_connected"
 	} else {
-		h, err := sqlite.Open(octx, filepath.Join(cfg.Data, "history.db"))
+		h, err := sqlite.Open(octx, filepath.Join(m.Dir, historyFile))
 		if err != nil {
 			return fmt.Errorf("chat history: %w", err)
 		}
@@ -61,7 +67,7 @@ func (m *Main) openService(ctx context.Context) error {
 	m.closers = append(m.closers, m.History.Close)
 
 	// The pages come from the read the index was built from: one version.
-	page, err := web.New(m.Files, web.Options{Title: m.Index.Book.Title})
+	page, err := web.New(m.Files, web.Options{Title: m.Course})
 	if err != nil {
 		return fmt.Errorf("reader's page: %w", err)
 	}
@@ -85,7 +91,8 @@ func (m *Main) openService(ctx context.Context) error {
 	m.Server.History = m.History
 	m.Server.Chunks = m.Index
 	m.Server.Web = page
-	m.Server.Report = reportSource(cfg, m.Index, m.History)
+	xr, _ := m.History.(rag.ExchangeReader)
+	m.Server.Report = reportSource(cfg, m.Index, xr)
 	m.Server.Checks = append([]rhttp.Check{{Name: historyCheck, Ping: m.History.Ping}}, m.checks...)
 	return nil
 }
@@ -95,6 +102,9 @@ func (m *Main) openService(ctx context.Context) error {
 func (m *Main) Run(ctx context.Context, stdout io.Writer) error {
 	cfg := m.Config
 	ln, err := net.Listen("tcp", cfg.Addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("listen %s: %w: another process is serving on that port; choose another with --addr (e.g. --addr 127.0.0.1:%d) or the PORT environment variable", cfg.Addr, err, suggestPort(cfg.Addr))
+	}
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Addr, err)
 	}
@@ -107,7 +117,7 @@ func (m *Main) Run(ctx context.Context, stdout io.Writer) error {
 			go keepHistory(ctx, p, cfg.HistoryRetention, m.Logger)
 		}
 	}
-	fmt.Fprintf(stdout, "textbook-rag is serving %q on http://%s\n", m.Index.Book.Title, displayAddr(ln.Addr()))
+	fmt.Fprintf(stdout, "textbook-rag is serving %q on http://%s\n", m.Course, displayAddr(ln.Addr()))
 	<-ctx.Done()
 	m.Logger.Info("shutting down")
 	return m.Server.Shutdown(context.Background())
@@ -120,7 +130,7 @@ func (m *Main) logConfig(addr string) {
 	if docs == "" {
 		docs = "(built-in sample textbook)"
 	}
-	history := "sqlite " + filepath.Join(c.Data, "history.db")
+	history := "sqlite " + filepath.Join(m.Dir, historyFile)
 	if c.DatabaseURL != "" {
 		history = "postgres"
 	}
@@ -136,6 +146,8 @@ func (m *Main) logConfig(addr string) {
 		slog.String("addr", addr),
 		slog.String("docs", docs),
 		slog.String("data", c.Data),
+		slog.String("book_dir", m.Dir),
+		slog.String("course", m.Course),
 		slog.Int("chunks", len(m.Index.Chunks)),
 		slog.Float64("empty_threshold", c.Tutor.EmptyThreshold),
 		slog.Float64("confident_threshold", c.Tutor.ConfidentThreshold),
@@ -197,6 +209,16 @@ func keepHistory(ctx context.Context, p rag.HistoryPruner, retention time.Durati
 		case <-time.After(every):
 		}
 	}
+}
+
+// suggestPort is the port after addr's, for the hint when it is taken.
+func suggestPort(addr string) int {
+	_, p, err := net.SplitHostPort(addr)
+	n, perr := strconv.Atoi(p)
+	if err != nil || perr != nil || n <= 0 || n >= 65535 {
+		return 8002
+	}
+	return n + 1
 }
 
 // displayAddr turns ":8001" into something a browser can open.

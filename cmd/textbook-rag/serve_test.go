@@ -37,6 +37,13 @@ func startBenchService(b *testing.B, docs string) (string, func()) {
 
 func startServiceTB(t testing.TB, edit func(*Config)) (string, *Main, func()) {
 	t.Helper()
+	return startServiceLogging(t, edit, io.Discard)
+}
+
+// startServiceLogging is startServiceTB with the server's log (JSON lines)
+// written to stderr.
+func startServiceLogging(t testing.TB, edit func(*Config), stderr io.Writer) (string, *Main, func()) {
+	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Data = t.TempDir()
 	cfg.Addr = "127.0.0.1:0"
@@ -46,7 +53,7 @@ func startServiceTB(t testing.TB, edit func(*Config)) (string, *Main, func()) {
 	if edit != nil {
 		edit(&cfg)
 	}
-	s := NewMain(cfg, io.Discard)
+	s := NewMain(cfg, stderr)
 	if err := s.OpenService(context.Background()); err != nil {
 		t.Fatal(err)
 	}

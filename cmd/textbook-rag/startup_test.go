@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/textbook-rag/rag/datadir"
 )
 
 // TestServeHistoryUnavailable: a history store that cannot be opened stops
@@ -17,7 +19,7 @@ import (
 // never a panic.
 func TestServeHistoryUnavailable(t *testing.T) {
 	dirAsFile := t.TempDir()
-	if err := os.Mkdir(filepath.Join(dirAsFile, "history.db"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(datadir.BookDir(dirAsFile, datadir.SampleSource), historyFile), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	type store struct {

@@ -21,6 +21,7 @@
   if (window.TextbookRAG) return;
 
   var CSS = "__WIDGET_CSS__";
+  var COURSE = "__COURSE_NAME__"; // the course's name, filled in by the server
   var SESSION_KEY = "textbook-rag:session";
   var OPEN_KEY = "textbook-rag:open";
   var BACK_KEY = "textbook-rag:back"; // set while the reader visits a source
@@ -345,7 +346,7 @@
   ]);
   var panel = el("section", { id: "trag-panel", class: "panel", role: "dialog", "aria-modal": "false", "aria-label": "Textbook tutor", hidden: true }, [
     el("header", null, [
-      el("div", { class: "title" }, [el("h2", { text: "Textbook tutor" }), el("p", { text: "Answers only from the textbook, with sources." })]),
+      el("div", { class: "title" }, [el("h2", { text: COURSE, title: COURSE }), el("p", { text: "Answers only from the textbook, with sources." })]),
       newBtn, closeBtn
     ]),
     log, announce, form
@@ -875,17 +876,18 @@
         addNote("Stopped.", "muted");
         return;
       }
-      var msg = errorMessage(err);
-      if (got.text) {
-        showAnswer(a, got.text, got.sources);
-        a.el.classList.add("interrupted");
-      } else {
-        a.el.remove();
-        userMsg.remove();
-      }
-      addNote(msg, "error");
-      say(msg);
-      restore();
+      return explainFailure(err).then(function (msg) {
+        if (got.text) {
+          showAnswer(a, got.text, got.sources);
+          a.el.classList.add("interrupted");
+        } else {
+          a.el.remove();
+          userMsg.remove();
+        }
+        addNote(msg, "error");
+        say(msg);
+        restore();
+      });
     }).then(function () {
       if (state.controller === controller) state.controller = null;
       setBusy(false);
@@ -922,12 +924,44 @@
     return null;
   }
 
+  function isNetworkError(err) {
+    return !!err && !err.userMessage && (err.name === "TypeError" || /network|fetch/i.test(String(err.message)));
+  }
+
   function errorMessage(err) {
     if (err && err.userMessage) return err.userMessage;
-    if (err && (err.name === "TypeError" || /network|fetch/i.test(String(err.message)))) {
+    if (isNetworkError(err)) {
       return "Could not reach the tutor. Check your connection and try again.";
     }
     return "Something went wrong while getting the answer. Please try again.";
+  }
+
+  // crossOrigin: the tutor is on another origin than this page, so its
+  // CORS allow-list (the tutor's --cors-origins) decides whether the
+  // browser lets this page read the answers.
+  var crossOrigin = (function () {
+    try { return new URL(apiBase || location.origin, location.href).origin !== location.origin; } catch (e) { return false; }
+  })();
+
+  // explainFailure resolves to the message for a failed request. To the
+  // page, a tutor that does not allow this site fails as the network
+  // does; a no-cors request, which needs no permission (and gets nothing
+  // it could read), tells them apart: it reaches a running tutor whatever
+  // its allow-list. Each message still names the other cause.
+  function explainFailure(err) {
+    if (!isNetworkError(err) || !crossOrigin) return Promise.resolve(errorMessage(err));
+    var site = location.origin;
+    var probe = fetch(apiBase + "/favicon.ico", { mode: "no-cors", cache: "no-store", credentials: "omit" })
+      .then(function () { return true; }, function () { return false; });
+    var timeout = new Promise(function (resolve) { setTimeout(function () { resolve(false); }, 4000); });
+    return Promise.race([probe, timeout]).then(function (reached) {
+      if (reached) {
+        return "The tutor does not allow this site (" + site + "): its --cors-origins setting does not list it, so the browser blocks its answers. " +
+          "If you run this site, add " + site + " to the tutor's --cors-origins. If not, tell the course team; your connection is not the problem.";
+      }
+      return "Could not reach the tutor. Check your connection and try again. " +
+        "If your connection works, the tutor may be down, or may not allow this site (" + site + "): its --cors-origins setting must list it.";
+    });
   }
 
   // readSSE reads a text/event-stream body, calling onEvent(event, data)
