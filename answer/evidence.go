@@ -386,9 +386,13 @@ func selectionAnswers(q analysis.Query, question string, units []*unit) bool {
 }
 
 // quoteBudget bounds, in characters, what is quoted of one section beyond
-// the window itself: enough for the few paragraphs, list or table in which
-// a section states its point, short enough to read.
-const quoteBudget = 1200
+// the window itself: about 300 words, the length of a textbook section
+// that states one point with its list, table or example, short enough to
+// read in a minute. It is a choice of what a reader gets, not a fitted
+// weight; measured by leave-one-book-out over the shared books (worded
+// right, wrong): 1,200 characters 54.6%, 2.0%; 2,000 62.1%, 1.9%; 3,000
+// cuts fewer answers short still but reads as a page, not an answer.
+const quoteBudget = 2000
 
 // quoteSections quotes, for each window, its section: the window itself,
 // then the section's other passages from the most to the least telling
