@@ -39,6 +39,9 @@ type Book struct {
 	// that chapter.
 	chapter map[string]map[string]bool
 	assoc   *associations
+	// segments holds the dotted and hyphenated parts of the book's words
+	// ("create_client" of "node.create_client"), built on first use.
+	segments func() map[string]bool
 	// corrections memoizes spelling repairs of unknown words.
 	corrections  sync.Map
 	nCorrections atomic.Int64
@@ -58,6 +61,17 @@ func NewBook(chunks []rag.Chunk) *Book {
 		n:       float64(len(chunks)),
 		chapter: map[string]map[string]bool{},
 	}
+	bk.segments = sync.OnceValue(func() map[string]bool {
+		seg := map[string]bool{}
+		for w := range bk.vocab {
+			if strings.ContainsAny(w, ".-") {
+				for _, p := range strings.FieldsFunc(w, func(r rune) bool { return r == '.' || r == '-' }) {
+					seg[p] = true
+				}
+			}
+		}
+		return seg
+	})
 	total := 0
 	for i, c := range chunks {
 		bk.pos[c.ID] = i
@@ -148,4 +162,12 @@ func AssessmentTitle(title string) bool {
 		}
 	}
 	return false
+}
+
+// Mentions reports whether the book uses a word, in any of its forms
+// ("LiDARs" where it writes "LiDAR") or as a dotted or hyphenated part of
+// a word ("create_client" in "node.create_client"); case does not matter.
+func (bk *Book) Mentions(word string) bool {
+	w := strings.ToLower(word)
+	return bk.df[Stem(w)] > 0 || bk.segments()[w]
 }

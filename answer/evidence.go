@@ -1,6 +1,8 @@
 package answer
 
 import (
+	"fmt"
+	"math"
 	"path"
 	"regexp"
 	"slices"
@@ -27,6 +29,9 @@ type unit struct {
 	nums  map[string]bool // the numbers the unit states
 	// subject is what the unit defines, when it reads as a definition.
 	subject map[string]bool
+	// defined is the term the unit defines in so many words, nil when it
+	// defines none (see definedTerm).
+	defined map[string]bool
 	// overview marks units of a module's index page, which restates what
 	// the chapters say.
 	overview bool
@@ -43,9 +48,9 @@ type unit struct {
 	// a code block), 0 when no item holds it. An item is quoted with
 	// what it holds.
 	up int
-	// idents are the stems of the parts of each compound identifier the
-	// unit uses (create_publisher, ImuPublisher).
-	idents [][]string
+	// idents are the compound identifiers the unit uses
+	// (create_publisher, ImuPublisher).
+	idents []identifier
 	chunk  int // index into the chunks being searched
 	pos    int // position in book order within the search
 	score  float64
@@ -323,10 +328,11 @@ func (r reading) scoreUnits(units []*unit) unitFacts {
 			}
 		}
 		// An identifier spelled out of the question's own words ("create
-		// a publisher" -> create_publisher) shows the API asked about.
-		for _, parts := range u.idents {
-			all := len(parts) >= 2
-			for _, p := range parts {
+		// a publisher" -> create_publisher) shows the API asked about; one
+		// the question itself names ("LiDAR") shows nothing more.
+		for _, id := range u.idents {
+			all := len(id.parts) >= 2 && !r.qstems[id.whole]
+			for _, p := range id.parts {
 				all = all && r.qstems[p]
 			}
 			if all {
@@ -428,6 +434,8 @@ func quoteSections(units []*unit, windows []window) []*unit {
 			picked[units[i]] = true
 		}
 		used += finishItems(units, section, picked, quoteBudget-used)
+		used += openSection(units, section, picked, quoteBudget-used)
+		used += listSiblings(units, w, picked, quoteBudget-used)
 		blocks := blocksOf(units, section)
 		var rest [][]int
 		for _, b := range blocks {
@@ -558,6 +566,115 @@ func finishItems(units []*unit, section []int, picked map[*unit]bool, budget int
 			used += len(u.text)
 			picked[u] = true
 		}
+	}
+	return used
+}
+
+// openSection adds to picked, within budget characters, the section's
+// opening paragraph (indices into units, in order): a section states its
+// point first and details it after ("Before writing the loop we need to:"
+// and the list it announces, which introduceQuoted adds). It returns the
+// characters it added.
+func openSection(units []*unit, section []int, picked map[*unit]bool, budget int) int {
+	first := units[section[0]]
+	if first.para == 0 {
+		return 0
+	}
+	used := 0
+	for _, i := range section {
+		u := units[i]
+		if u.para != first.para || u.chunk != first.chunk {
+			break
+		}
+		if picked[u] {
+			continue
+		}
+		if used+len(u.text) > budget {
+			break
+		}
+		used += len(u.text)
+		picked[u] = true
+	}
+	return used
+}
+
+// listSiblings adds to picked, within budget characters, the other items
+// of the list the window lies in or announces, their own lines without
+// what they hold:
+// asked about one step or part, a reader sees where it stands among the
+// others ("1. Robot model, 2. Simulation, ... 5. System integration").
+// It returns the characters it added.
+func listSiblings(units []*unit, w window, picked map[*unit]bool, budget int) int {
+	root := -1
+	to := w.to
+	// A window ending in a lead-in ("might look like this:") reaches
+	// into the list it announces.
+	if to < len(units) && strings.HasSuffix(strings.TrimSpace(units[to-1].text), ":") && units[to].kind == item {
+		to++
+	}
+	for i := w.from; i < to && root < 0; i++ {
+		r := i
+		for units[r].kind != item && units[r].up > 0 {
+			r -= units[r].up
+		}
+		if units[r].kind == item {
+			root = r
+		}
+	}
+	if root < 0 {
+		return 0
+	}
+	parent := -1
+	if units[root].up > 0 {
+		parent = root - units[root].up
+	}
+	key := keyOf(units[root])
+	sibling := func(i int) (bool, bool) { // (sibling, still in the list)
+		u := units[i]
+		if keyOf(u) != key {
+			return false, false
+		}
+		owner := -1
+		if u.up > 0 {
+			owner = i - u.up
+		}
+		switch {
+		case owner == parent && u.kind == item:
+			return true, true
+		case owner == parent:
+			return false, false
+		}
+		return false, owner >= 0 && (parent < 0 || owner > parent)
+	}
+	first, last := root, root
+	for i := root - 1; i >= 0; i-- {
+		sib, in := sibling(i)
+		if !in {
+			break
+		}
+		if sib {
+			first = i
+		}
+	}
+	for i := root + 1; i < len(units); i++ {
+		sib, in := sibling(i)
+		if !in {
+			break
+		}
+		if sib {
+			last = i
+		}
+	}
+	used := 0
+	for i := first; i <= last; i++ {
+		if sib, _ := sibling(i); !sib || picked[units[i]] {
+			continue
+		}
+		if used+len(units[i].text) > budget {
+			break
+		}
+		used += len(units[i].text)
+		picked[units[i]] = true
 	}
 	return used
 }
@@ -888,6 +1005,53 @@ func (ans *Answerer) ExplainEvidence(question string, chunks []rag.ScoredChunk, 
 			text = text[:140] + "…"
 		}
 		b.WriteString(fmtFloat(c.p) + " " + chunks[u.chunk].ChapterPath + " › " + u.heading.Text + " | " + text + "\n")
+	}
+	b.WriteString(ans.explainLeaders(cands))
+	return b.String()
+}
+
+// explainLeaders says why the leading section beat the second: what
+// each feature added to the two sections' scores (weight times the
+// standardised value), the largest differences first. cands are sorted
+// by probability.
+func (ans *Answerer) explainLeaders(cands []candidate) string {
+	var first, second *candidate
+	for i := range cands {
+		switch {
+		case first == nil:
+			first = &cands[i]
+		case cands[i].section != first.section:
+			second = &cands[i]
+		}
+		if second != nil {
+			break
+		}
+	}
+	if second == nil {
+		return ""
+	}
+	m := ans.model
+	type part struct {
+		name   string
+		a, b   float64
+		differ float64
+	}
+	var parts []part
+	for i, f := range Features {
+		a := m.Weights[i] * (first.x[i] - m.Mean[i]) / m.Scale[i]
+		b := m.Weights[i] * (second.x[i] - m.Mean[i]) / m.Scale[i]
+		if a != b {
+			parts = append(parts, part{f.Name, a, b, a - b})
+		}
+	}
+	sort.SliceStable(parts, func(i, j int) bool { return math.Abs(parts[i].differ) > math.Abs(parts[j].differ) })
+	var b strings.Builder
+	b.WriteString("why " + first.section + " beat " + second.section + " (feature: first, second, difference):\n")
+	for i, p := range parts {
+		if i == 12 {
+			break
+		}
+		fmt.Fprintf(&b, "  %-20s %+.2f %+.2f %+.2f\n", p.name, p.a, p.b, p.differ)
 	}
 	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/analysis"
@@ -75,6 +76,7 @@ const (
 	fQCode
 	fQDefinition
 	fQHow
+	fUnknownName
 	nFeatures
 )
 
@@ -131,6 +133,7 @@ var Features = [nFeatures]Feature{
 	fQCode:            {"asks_code", "the question asks for a command, API or configuration"},
 	fQDefinition:      {"asks_definition", "the question asks what something is"},
 	fQHow:             {"asks_how", "the question asks how to do something"},
+	fUnknownName:      {"unknown_name", "the question names something the book never mentions: an acronym, an identifier or a capitalised name (AMCL, static_transform_publisher, Hidden Markov)"},
 }
 
 // candidate is one window with its features and, once scored, the
@@ -260,6 +263,7 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 		}
 	}
 	unknown /= q.Total
+	unknownName := ans.namesUnknown(r.question)
 	how := howQuestion.MatchString(r.question)
 	bm := make([]float64, len(chunks))
 	lex := make([]float64, len(chunks))
@@ -406,6 +410,7 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 			x[fQCode] = b2f(r.wantsCode)
 			x[fQDefinition] = b2f(r.definition)
 			x[fQHow] = b2f(how)
+			x[fUnknownName] = b2f(unknownName)
 			out = append(out, candidate{w: window{from: i, to: j + 1, score: x[fText]}, x: x, section: c.ChapterPath + " › " + first.heading.Text})
 		}
 	}
@@ -455,4 +460,51 @@ func isOrdered(text string) bool {
 		i++
 	}
 	return i > 0 && i+1 < len(text) && (text[i] == '.' || text[i] == ')') && text[i+1] == ' '
+}
+
+// namesUnknown reports whether the question names something, written as
+// a name (an acronym, an identifier, a capitalised word after the first),
+// that the book never uses: a question about what the book leaves out
+// often names it.
+func (ans *Answerer) namesUnknown(question string) bool {
+	words := strings.FieldsFunc(question, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '-' && r != '.'
+	})
+	for i, w := range words {
+		w = strings.Trim(w, ".-_")
+		if !looksLikeName(w, i == 0) {
+			continue
+		}
+		if !ans.book.Mentions(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// looksLikeName reports a word written as a name rather than as an
+// ordinary word: two capitals or more (AMCL, ROS2, PyBullet), an
+// identifier (static_transform_publisher), letters and digits together
+// (VLP16), or a capital letter opening a word that does not open the
+// question.
+func looksLikeName(w string, first bool) bool {
+	upper, letters, digits := 0, 0, 0
+	for _, r := range w {
+		switch {
+		case unicode.IsUpper(r):
+			upper++
+			letters++
+		case unicode.IsLetter(r):
+			letters++
+		case unicode.IsDigit(r):
+			digits++
+		}
+	}
+	switch {
+	case letters < 2:
+		return false
+	case upper >= 2, strings.Contains(w, "_"), digits > 0:
+		return true
+	}
+	return upper == 1 && unicode.IsUpper([]rune(w)[0]) && !first
 }

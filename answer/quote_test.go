@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -172,5 +173,35 @@ func TestQuoteFinishesItemsAndLeadIns(t *testing.T) {
 	got = quoted(window{from: formula, to: formula + 2, score: 0.5})
 	if !strings.Contains(got, "Coriolis") {
 		t.Errorf("the lead-in after the window and its list are not quoted:\n%s", got)
+	}
+}
+
+// A window in a long list brings the list's other items (their own
+// lines), and a long section its opening paragraph with the list that
+// paragraph announces.
+func TestQuoteOpensSectionAndListsSiblings(t *testing.T) {
+	filler := strings.Repeat("Each stage needs its own tests and its own review before the next one starts. ", 30)
+	var steps strings.Builder
+	for i, s := range []string{"Robot model", "Simulation", "Control", "Perception", "Locomotion", "System integration"} {
+		fmt.Fprintf(&steps, "%d.  **%s**:\n    *   %s\n", i+1, s, filler[:200])
+	}
+	text := "[Section: Roadmap]\n\n## Roadmap\n\nBefore you start, you need to:\n\n- install the simulator\n- clone the starter workspace\n\n" +
+		filler + "\n\nA roadmap might look like this:\n\n" + steps.String() + "\n" + filler
+	units := splitUnits(rag.Chunk{Text: text, SectionHeading: "Roadmap"})
+	at := -1
+	for i, u := range units {
+		if strings.HasPrefix(u.text, "A roadmap might") {
+			at = i
+		}
+	}
+	var b strings.Builder
+	for _, u := range quoteSections(units, []window{{from: at, to: at + 1, score: 0.5}}) {
+		b.WriteString(u.text + "\n")
+	}
+	got := b.String()
+	for _, want := range []string{"6.  **System integration**", "Before you start", "clone the starter workspace"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the quote lacks %q:\n%s", want, got)
+		}
 	}
 }

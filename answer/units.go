@@ -65,6 +65,7 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 		u.terms = analysis.StemSet(u.text)
 		u.nums = numbersIn(u.text)
 		u.subject = subjectOf(u.text, cur.Text)
+		u.defined = definedTerm(u)
 		u.idents = identifiersIn(u.text)
 		u.goal = goalHeading(cur.Text)
 		u.summary = summaryHeading(cur.Text)
@@ -223,11 +224,17 @@ func isAbbreviation(s string) bool {
 	return false
 }
 
-// identifiersIn lists the compound identifiers of a text (snake_case,
-// camelCase; a dotted name is several identifiers) as the stems of their
-// parts.
-func identifiersIn(text string) [][]string {
-	var out [][]string
+// identifier is a compound identifier of a text (snake_case, camelCase):
+// its stem as a whole and the stems of its parts.
+type identifier struct {
+	whole string
+	parts []string
+}
+
+// identifiersIn lists the compound identifiers of a text (a dotted name
+// is several identifiers).
+func identifiersIn(text string) []identifier {
+	var out []identifier
 	seen := map[string]bool{}
 	for _, f := range strings.FieldsFunc(text, func(r rune) bool {
 		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_')
@@ -250,7 +257,7 @@ func identifiersIn(text string) [][]string {
 		for i, p := range parts {
 			stems[i] = analysis.Stem(p)
 		}
-		out = append(out, stems)
+		out = append(out, identifier{whole: analysis.Stem(strings.ToLower(f)), parts: stems})
 	}
 	return out
 }
