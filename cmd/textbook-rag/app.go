@@ -15,6 +15,7 @@ import (
 	"github.com/textbook-rag/rag/datadir"
 	"github.com/textbook-rag/rag/extractive"
 	rhttp "github.com/textbook-rag/rag/http"
+	"github.com/textbook-rag/rag/internal/logline"
 	"github.com/textbook-rag/rag/lexical"
 	"github.com/textbook-rag/rag/markdown"
 	"github.com/textbook-rag/rag/sample"
@@ -45,14 +46,18 @@ type Main struct {
 	History rag.History
 	Server  *rhttp.Server
 
-	stderr  io.Writer
-	checks  []rhttp.Check // health checks of the backends opened
+	stderr  *logline.Writer // every log line to stderr goes through it
+	checks  []rhttp.Check   // health checks of the backends opened
 	closers []func() error
 }
 
-// NewMain returns the wiring for cfg, logging JSON to stderr.
+// NewMain returns the wiring for cfg, logging JSON to stderr. The
+// application and access logs and, by default, the refusal log share one
+// logline.Writer to stderr: their lines stay whole and apart on a full
+// disk.
 func NewMain(cfg Config, stderr io.Writer) *Main {
-	return &Main{Config: cfg, Logger: slog.New(slog.NewJSONHandler(stderr, nil)), stderr: stderr}
+	lw := logline.New(stderr)
+	return &Main{Config: cfg, Logger: slog.New(slog.NewJSONHandler(lw, nil)), stderr: lw}
 }
 
 // bookFS returns the configured book: a folder, or the built-in sample.
@@ -200,7 +205,7 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 			return err
 		}
 	}
-	logw := m.stderr
+	var logw io.Writer = m.stderr
 	if cfg.RefusalLog != "" {
 		f, err := os.OpenFile(cfg.RefusalLog, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {

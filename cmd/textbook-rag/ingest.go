@@ -47,6 +47,9 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 func isTerminal(w io.Writer) bool {
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		w = u.Unwrap()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

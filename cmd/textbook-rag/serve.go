@@ -21,6 +21,9 @@ import (
 // chat history and the reader's page. On error what was opened is closed.
 func (m *Main) OpenService(ctx context.Context) error {
 	m.Metrics = rhttp.NewMetrics()
+	if err := m.Metrics.CountLogWriteErrors(m.stderr.Failures); err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
 	if err := m.Open(ctx, true); err != nil {
 		return err
 	}

@@ -37,6 +37,13 @@ func startBenchService(b *testing.B, docs string) (string, func()) {
 
 func startServiceTB(t testing.TB, edit func(*Config)) (string, *Main, func()) {
 	t.Helper()
+	return startServiceTo(t, io.Discard, edit)
+}
+
+// startServiceTo starts the wiring as startServiceTB does, logging to
+// stderr.
+func startServiceTo(t testing.TB, stderr io.Writer, edit func(*Config)) (string, *Main, func()) {
+	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Data = t.TempDir()
 	cfg.Addr = "127.0.0.1:0"
@@ -46,7 +53,7 @@ func startServiceTB(t testing.TB, edit func(*Config)) (string, *Main, func()) {
 	if edit != nil {
 		edit(&cfg)
 	}
-	s := NewMain(cfg, io.Discard)
+	s := NewMain(cfg, stderr)
 	if err := s.OpenService(context.Background()); err != nil {
 		t.Fatal(err)
 	}
