@@ -143,6 +143,12 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done,
 	if err != nil {
 		return ingested{}, fmt.Errorf("ingest: %w", err)
 	}
+	if afterBookRead != nil {
+		afterBookRead()
+	}
+	if err := ctx.Err(); err != nil {
+		return ingested{}, fmt.Errorf("ingest: %w", err)
+	}
 	so := datadir.SaveOptions{Options: chunkOptions(), Source: bookSource(cfg), Replace: true}
 	if !explicit {
 		so.Wait = writerWait
@@ -157,19 +163,32 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done,
 	return ingested{Files: fsys, Index: &datadir.Index{Book: book, Chunks: chunks, Options: so.Options, Source: so.Source}, Wrote: wrote}, nil
 }
 
-// afterBookRead, set by tests, runs when the book has been read at start:
-// whatever changes the book then must not show in what is served.
+// afterBookRead, set by tests, runs when the book has been read and
+// chunked, before the index is saved: whatever changes the book then must
+// not show in what is served, and a signal then must still be honoured
+// at once.
 var afterBookRead func()
 
 // Open makes sure the index is current (ingesting the book when it is
 // missing or changed, when ensure is set) and builds the tutor over its
-// backends. On error what was opened is closed.
+// backends. On error what was opened is closed. A cancelled ctx (SIGINT,
+// SIGTERM) returns at once, whatever step the opening is in (see
+// untilDone).
 func (m *Main) Open(ctx context.Context, ensure bool) error {
-	if err := m.open(ctx, ensure); err != nil {
-		m.Close()
-		return err
-	}
-	return nil
+	return m.untilOpen(ctx, func() error { return m.open(ctx, ensure) })
+}
+
+// untilOpen runs open until it is done or ctx is; what open opened is
+// closed when it fails, or when it succeeds after ctx ended.
+func (m *Main) untilOpen(ctx context.Context, open func() error) error {
+	_, err := untilDone(ctx, func() (struct{}, error) {
+		if err := open(); err != nil {
+			m.Close()
+			return struct{}{}, err
+		}
+		return struct{}{}, nil
+	}, func(struct{}) { m.Close() })
+	return err
 }
 
 func (m *Main) open(ctx context.Context, ensure bool) error {
@@ -180,9 +199,6 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 		in, err := ingest(ctx, cfg, m.stderr, nil, false)
 		if err != nil {
 			return err
-		}
-		if afterBookRead != nil {
-			afterBookRead()
 		}
 		m.Files, m.Index = in.Files, in.Index
 	} else {

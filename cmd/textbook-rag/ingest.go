@@ -32,7 +32,8 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	start := time.Now()
-	in, err := ingest(ctx, cfg, stderr, progress, true)
+	// A signal is honoured at once, even mid-page (see untilDone).
+	in, err := untilDone(ctx, func() (ingested, error) { return ingest(ctx, cfg, stderr, progress, true) }, nil)
 	if err != nil {
 		return err
 	}
