@@ -397,7 +397,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 const (
 	answerWait = 100 * time.Millisecond
 	endWait    = 200 * time.Millisecond
-	endDrain   = 200 * time.Millisecond
+	endDrain   = 100 * time.Millisecond
 )
 
 // errShuttingDown is the answer of a request the shutdown ends: the

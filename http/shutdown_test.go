@@ -169,6 +169,7 @@ func TestShutdownAnswersOpenRequests(t *testing.T) {
 				t.Fatalf("Shutdown = %v", err)
 			}
 			took := time.Since(start)
+			t.Logf("grace %s: Shutdown returned after %s", grace, took.Round(time.Millisecond))
 			for range n {
 				res := <-got
 				if res.err != nil {
