@@ -93,6 +93,7 @@ func TestGenerateBoundsTheReply(t *testing.T) {
 			if !strings.HasPrefix(text, out.Text) {
 				t.Errorf("the text is not the reply's beginning")
 			}
+			t.Logf("%d bytes of text sent: %d bytes read, %d of text kept, %d passed on", tc.size, counter.read.Load(), len(out.Text), emitted)
 			if got := counter.read.Load(); got > wireCap+1 {
 				t.Errorf("read %d bytes of the reply, want at most %d", got, wireCap+1)
 			}
