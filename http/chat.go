@@ -303,6 +303,9 @@ func (s *Server) streamError(w http.ResponseWriter, r *http.Request, sw *sseWrit
 		s.writeError(w, r, err)
 		return
 	}
+	if shuttingDown(r) {
+		err = rag.WrapError(rag.EUNAVAILABLE, rag.ErrorMessage(errShuttingDown), err)
+	}
 	body, status := errorBody(err)
 	s.logError(r, err, status)
 	if err := sw.event("error", body); err != nil {
