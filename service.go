@@ -112,9 +112,8 @@ type Message struct {
 	Sources       []Source       `json:"sources"`
 	WasRefusal    bool           `json:"was_refusal"`
 	RefusalReason *RefusalReason `json:"refusal_reason"`
-	// QuestionID is, on an answer, the id of the question it answers:
-	// answers to concurrent questions in one session may be listed after
-	// both questions. Empty on a question.
+	// QuestionID is, on an answer, the id of the question it answers.
+	// Empty on a question.
 	QuestionID string    `json:"question_id,omitempty"`
 	CreatedAt  time.Time `json:"created_at"`
 }
@@ -124,7 +123,8 @@ type History interface {
 	// AppendExchange writes the question and its response in one
 	// transaction: both or neither.
 	AppendExchange(ctx context.Context, sessionID string, question Message, answer Message) error
-	// Messages returns a session's messages in order; an *Error with code
+	// Messages returns a session's messages in the order they were
+	// written (see PageQuery); an *Error with code
 	// ENOTFOUND when the session does not exist. It holds the whole
 	// session in memory: the API reads MessagesPage instead.
 	Messages(ctx context.Context, sessionID string) ([]Message, error)
@@ -150,10 +150,16 @@ const (
 	MaxMessagesPage     = 500
 )
 
-// PageQuery selects a page of a session's messages in their listing order
-// (time, then insertion). Without a cursor it is the session's latest
-// Limit messages; Before is the Limit messages just before that message,
-// After those just after it. At most one cursor is set.
+// PageQuery selects a page of a session's messages in their listing order:
+// the order in which their exchanges were committed, each question just
+// before its answer. Not the order of their dates: a message is dated when
+// its question arrived, and a question answered slowly is committed after
+// ones asked later; listed by date it would appear behind a reader who has
+// paged past them. In commit order nothing is ever added behind a cursor,
+// so a reader following a growing session with After sees every message
+// once. Without a cursor it is the session's latest Limit messages; Before
+// is the Limit messages just before that message, After those just after
+// it. At most one cursor is set.
 type PageQuery struct {
 	Limit  int // 1 to MaxMessagesPage
 	Before string

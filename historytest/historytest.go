@@ -53,6 +53,7 @@ func Run(t *testing.T, open func(t *testing.T) Store) {
 		{"ExchangePages", exchangePages},
 		{"MessagePages", messagePages},
 		{"MessagePageErrors", messagePageErrors},
+		{"FollowForward", followForward},
 		{"SessionCap", sessionCap},
 	}
 	for _, tt := range tests {
@@ -142,6 +143,10 @@ func messagesErrors(t *testing.T, h Store) {
 	}
 }
 
+// ordering: a session lists its messages in the order they were written,
+// each exchange question then answer, whatever their dates say: a
+// reader paging forward must never find a message placed behind its
+// cursor.
 func ordering(t *testing.T, h Store) {
 	ctx := context.Background()
 	sid := uuid.NewString()
@@ -157,7 +162,8 @@ func ordering(t *testing.T, h Store) {
 	if err := h.AppendExchange(ctx, sid, q, a); err != nil {
 		t.Fatal(err)
 	}
-	// An exchange dated earlier than the others sorts first.
+	// An exchange dated earlier than the others, written last, is listed
+	// last, with its own date.
 	q = rag.Message{Role: "user", Content: "early q", CreatedAt: T0.Add(-time.Minute)}
 	a = rag.Message{Role: "assistant", Content: "early a", CreatedAt: T0.Add(-time.Minute)}
 	if err := h.AppendExchange(ctx, sid, q, a); err != nil {
@@ -168,18 +174,18 @@ func ordering(t *testing.T, h Store) {
 		t.Fatal(err)
 	}
 	var got []string
-	for i, m := range msgs {
+	for _, m := range msgs {
 		got = append(got, m.Content)
-		if i > 0 && m.CreatedAt.Before(msgs[i-1].CreatedAt) {
-			t.Errorf("message %d is dated before message %d", i, i-1)
-		}
 	}
-	want := []string{"early q", "early a", "q0", "a0", "q1", "a1", "q2", "a2", "q3", "a3"}
+	want := []string{"q0", "a0", "q1", "a1", "q2", "a2", "q3", "a3", "early q", "early a"}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("order = %q\nwant %q", got, want)
+		t.Fatalf("order = %q\nwant %q", got, want)
 	}
-	if last := msgs[len(msgs)-1]; !last.CreatedAt.Equal(T0.Add(2 * time.Second)) {
-		t.Errorf("early-dated answer has created_at %v, want its question's %v", last.CreatedAt, T0.Add(2*time.Second))
+	if a3 := msgs[7]; !a3.CreatedAt.Equal(T0.Add(2 * time.Second)) {
+		t.Errorf("early-dated answer has created_at %v, want its question's %v", a3.CreatedAt, T0.Add(2*time.Second))
+	}
+	if early := msgs[8]; !early.CreatedAt.Equal(T0.Add(-time.Minute)) {
+		t.Errorf("the exchange dated earlier has created_at %v, want %v", early.CreatedAt, T0.Add(-time.Minute))
 	}
 }
 
@@ -349,8 +355,8 @@ func CheckLinks(t *testing.T, msgs []rag.Message, wantAnswers int) {
 	}
 }
 
-// Exchanges written at once in one session, all at the same instant, are
-// listed questions first, but each answer names its question.
+// Exchanges written at once in one session, all at the same instant:
+// each answer names its question.
 func concurrentExchangesLinked(t *testing.T, h Store) {
 	ctx := context.Background()
 	sid := uuid.NewString()

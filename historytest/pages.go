@@ -25,7 +25,7 @@ func messagePages(t *testing.T, h Store) {
 			t.Fatal(err)
 		}
 	}
-	// Dated before the others: listed first, though written last.
+	// Dated before the others, written last: listed last.
 	q := rag.Message{Role: "user", Content: "early q", CreatedAt: T0.Add(-time.Minute)}
 	a := rag.Message{Role: "assistant", Content: "early a", CreatedAt: T0.Add(-time.Minute)}
 	if err := h.AppendExchange(ctx, sid, q, a); err != nil {

@@ -267,11 +267,9 @@ func (s *Server) handleChatStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sw := &sseWriter{w: w, rc: http.NewResponseController(w), r: r}
-	ctx, cancel := context.WithCancelCause(r.Context())
-	defer cancel(nil)
-	defer s.trackStream(sw, cancel)()
+	markStream(r, sw)
 	asked := s.Now()
-	resp, err := s.Tutor.Ask(ctx, req, sw)
+	resp, err := s.Tutor.Ask(r.Context(), req, sw)
 	if err == nil && sw.broken() {
 		// The tutor ignored a failed write: the reader never saw this
 		// answer, so it is not recorded.
@@ -297,13 +295,16 @@ func (s *Server) handleChatStream(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) streamError(w http.ResponseWriter, r *http.Request, sw *sseWriter, err error) {
-	if sw.broken() || isCanceled(r, err) {
+	if sw.broken() || (isCanceled(r, err) && !shuttingDown(r)) {
 		s.clientGone(r, err)
 		return
 	}
 	if sw.plain() {
 		s.writeError(w, r, err)
 		return
+	}
+	if shuttingDown(r) {
+		err = rag.WrapError(rag.EUNAVAILABLE, rag.ErrorMessage(errShuttingDown), err)
 	}
 	body, status := errorBody(err)
 	s.logError(r, err, status)

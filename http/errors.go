@@ -117,7 +117,11 @@ const retryUnavailable = 2
 // writeError is the one place that writes an error response. 5xx errors
 // are logged with their full text; the client only sees the safe message.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	if isCanceled(r, err) {
+	if shuttingDown(r) {
+		// Whatever failed, it failed because the shutdown cancelled it.
+		err = rag.WrapError(rag.EUNAVAILABLE, rag.ErrorMessage(errShuttingDown), err)
+	}
+	if isCanceled(r, err) && !shuttingDown(r) {
 		s.clientGone(r, err)
 		return
 	}
@@ -142,16 +146,26 @@ func (s *Server) logError(r *http.Request, err error, status int) {
 		slog.String("request_id", requestID(r.Context())),
 		slog.String("route", routeOf(r)),
 	}
-	if status >= 500 {
+	switch {
+	case shuttingDown(r):
+		s.Logger.WarnContext(r.Context(), "request ended by the shutdown", attrs...)
+	case status >= 500:
 		s.Logger.ErrorContext(r.Context(), "request failed", attrs...)
-	} else {
+	default:
 		s.Logger.DebugContext(r.Context(), "request rejected", attrs...)
 	}
 }
 
 // clientGone records that the client disconnected: the access log shows
-// status 499 and nothing is written.
+// status 499 and nothing is written. A request the shutdown ended keeps
+// the status it was answered with.
 func (s *Server) clientGone(r *http.Request, err error) {
+	if shuttingDown(r) {
+		s.Logger.InfoContext(r.Context(), "request ended by the shutdown",
+			slog.String("request_id", requestID(r.Context())),
+			slog.String("route", routeOf(r)))
+		return
+	}
 	if info := infoOf(r.Context()); info != nil {
 		info.canceled = true
 	}

@@ -241,12 +241,12 @@ func seedLongSession(t *testing.T, path, sid string, n int) {
 		t.Fatal(err)
 	}
 	if _, err := tx.Exec(`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?)
-INSERT INTO chat_messages (id, session_id, role, content, sources, was_refusal, question_id, created_at)
+INSERT INTO chat_messages (id, session_id, role, content, sources, was_refusal, question_id, created_at, pos)
 SELECT printf('00000000-0000-4000-8000-%012x', i), ?,
 	CASE i % 2 WHEN 0 THEN 'user' ELSE 'assistant' END,
 	'message ' || i || ' ' || hex(zeroblob(300)), '[]', 0,
 	CASE i % 2 WHEN 0 THEN NULL ELSE printf('00000000-0000-4000-8000-%012x', i - 1) END,
-	strftime('%Y-%m-%dT%H:%M:%S', 1735689600 + i / 2, 'unixepoch') || '.000000Z'
+	strftime('%Y-%m-%dT%H:%M:%S', 1735689600 + i / 2, 'unixepoch') || '.000000Z', i + 1
 FROM n`, n, sid); err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 //	rate_limited_total{route}
 //	feedback_total{rating}
 //	refusal_log_errors_total
+//	log_write_errors_total                 (with CountLogWriteErrors)
 //
 // plus the Go runtime and process collectors.
 type Metrics struct {
@@ -129,6 +130,17 @@ func (m *Metrics) ObserveRefusal(reason rag.RefusalReason) {
 
 // ObserveRefusalLogError counts a refusal the refusal log failed to write.
 func (m *Metrics) ObserveRefusalLogError() { m.refusalLogErr.Inc() }
+
+// CountLogWriteErrors exposes as log_write_errors_total the count of
+// writes to stderr (log lines: access, application, and refusal lines
+// when the refusal log is stderr) that failed or were cut short, which
+// failures reports. It is an error to call it twice.
+func (m *Metrics) CountLogWriteErrors(failures func() int64) error {
+	return m.registry.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "log_write_errors_total",
+		Help: "Log lines the server failed to write to stderr whole (a full disk, say).",
+	}, func() float64 { return float64(failures()) }))
+}
 
 // ObserveFeedback counts a stored rating.
 func (m *Metrics) ObserveFeedback(r rag.Rating) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/textbook-rag/rag"
@@ -26,6 +28,7 @@ type reqInfo struct {
 	clientIP string
 	start    time.Time
 	canceled bool
+	flight   *flight
 }
 
 type infoKey struct{}
@@ -72,7 +75,8 @@ func withRoute(h http.HandlerFunc) http.Handler {
 }
 
 // middleware wraps the mux, outermost first: request id and timing,
-// access log and metrics, CORS, panic recovery.
+// access log and metrics, the request's flight (which a shutdown that
+// runs out of time ends), CORS, panic recovery.
 func (s *Server) middleware(next http.Handler) http.Handler {
 	next = s.recoverPanics(next)
 	next = s.cors(next)
@@ -86,17 +90,30 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			info.id = s.NewID()
 		}
 		started := time.Now() // durations use the monotonic clock
-		rw := &responseWriter{ResponseWriter: w, start: started}
-		rw.Header().Set("X-Request-ID", info.id)
-		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
+		// Set on the connection's header: it goes out with whatever
+		// answers, the shutdown's 503 included.
+		w.Header().Set("X-Request-ID", info.id)
+		rw := &responseWriter{ResponseWriter: w, start: started, header: http.Header{}}
+		ctx, cancel := context.WithCancelCause(r.Context())
+		defer cancel(nil)
+		f := &flight{origin: r.Header.Get("Origin"), rw: rw, cancel: cancel, done: make(chan struct{})}
+		info.flight = f
+		r = r.WithContext(context.WithValue(ctx, infoKey{}, info))
 
+		s.flights.Store(f, nil)
+		if s.ending.Load() {
+			// Arrived after the shutdown ended the others.
+			cancel(errShuttingDown)
+		}
 		next.ServeHTTP(rw, r)
+		close(f.done)
+		s.flights.Delete(f)
 
-		if !rw.wroteHeader && !info.canceled {
+		if _, _, wrote := rw.written(); !wrote && !info.canceled {
 			rw.WriteHeader(http.StatusOK)
 		}
 		elapsed := time.Since(started)
-		status := rw.status
+		status, bytes, _ := rw.written()
 		if info.canceled {
 			status = 499 // client closed the request
 		}
@@ -112,7 +129,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			slog.String("route", route),
 			slog.Int("status", status),
 			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
-			slog.Int64("bytes", rw.bytes),
+			slog.Int64("bytes", bytes),
 			slog.String("client_ip", info.clientIP),
 		)
 	})
@@ -137,33 +154,70 @@ func sanitizeRequestID(id string) string {
 }
 
 // responseWriter records the status and size, and sets X-Response-Time
-// just before the header goes out.
+// just before the header goes out. The handler's header is a map of its
+// own, copied to the connection's when the header is written, and every
+// write holds mu: the shutdown may answer in the handler's place (see
+// answer) while the handler still runs.
 type responseWriter struct {
 	http.ResponseWriter
-	start       time.Time
+	start  time.Time
+	header http.Header
+
+	mu          sync.Mutex
 	status      int
 	bytes       int64
 	wroteHeader bool
+	// taken: the shutdown answered; the handler's writes are dropped.
+	taken bool
 }
 
+// errAnswered is what the handler's writes return once the shutdown has
+// answered in its place.
+var errAnswered = errors.New("the shutdown answered this request")
+
+func (w *responseWriter) Header() http.Header { return w.header }
+
 func (w *responseWriter) WriteHeader(status int) {
-	if w.wroteHeader {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writeHeader(status)
+}
+
+// writeHeader sends the header; w.mu is held.
+func (w *responseWriter) writeHeader(status int) {
+	if w.wroteHeader || w.taken {
 		return
 	}
 	if status >= 100 && status < 200 {
+		w.copyHeader()
 		w.ResponseWriter.WriteHeader(status)
 		return
 	}
 	w.wroteHeader = true
 	w.status = status
 	ms := float64(time.Since(w.start).Microseconds()) / 1000
-	w.Header().Set("X-Response-Time", strconv.FormatFloat(ms, 'f', 3, 64)+"ms")
+	w.header.Set("X-Response-Time", strconv.FormatFloat(ms, 'f', 3, 64)+"ms")
+	w.copyHeader()
 	w.ResponseWriter.WriteHeader(status)
 }
 
+// copyHeader makes the connection's header the handler's, keeping what
+// the middleware set on it that the handler's does not override.
+func (w *responseWriter) copyHeader() {
+	dst := w.ResponseWriter.Header()
+	for k, v := range w.header {
+		dst[k] = v
+	}
+}
+
 func (w *responseWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.taken {
+		return 0, errAnswered
+	}
 	if !w.wroteHeader {
-		w.WriteHeader(http.StatusOK)
+		w.writeHeader(http.StatusOK)
 	}
 	n, err := w.ResponseWriter.Write(p)
 	w.bytes += int64(n)
@@ -171,28 +225,72 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 }
 
 func (w *responseWriter) Flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.taken {
+		return
+	}
 	if !w.wroteHeader {
-		w.WriteHeader(http.StatusOK)
+		w.writeHeader(http.StatusOK)
 	}
 	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// answer writes status and body as the whole response, with the header
+// that setHeader makes, in the place of a handler that has not begun
+// its own, and flushes it; it reports whether it did. The body's length
+// is sent, so the reader has it whole whenever the connection closes.
+func (w *responseWriter) answer(status int, body []byte, setHeader func(http.Header)) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.wroteHeader || w.taken {
+		return false
+	}
+	w.taken, w.wroteHeader, w.status = true, true, status
+	h := w.ResponseWriter.Header()
+	setHeader(h)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	ms := float64(time.Since(w.start).Microseconds()) / 1000
+	h.Set("X-Response-Time", strconv.FormatFloat(ms, 'f', 3, 64)+"ms")
+	w.ResponseWriter.WriteHeader(status)
+	n, _ := w.ResponseWriter.Write(body)
+	w.bytes += int64(n)
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+	return true
+}
+
+// written returns the response's status and size so far.
+func (w *responseWriter) written() (status int, bytes int64, wrote bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.status, w.bytes, w.wroteHeader
 }
 
 // Unwrap lets http.ResponseController reach the connection's writer.
 func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// allowOrigin reports whether CORS allows origin.
+func (s *Server) allowOrigin(origin string) bool {
+	return origin != "" && (slices.Contains(s.cfg.AllowedOrigins, "*") || slices.Contains(s.cfg.AllowedOrigins, origin))
+}
+
+// corsHeaders marks a response to an allowed origin.
+func (s *Server) corsHeaders(h http.Header, origin string) {
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Set("Access-Control-Expose-Headers", "X-Request-ID, X-Response-Time, Retry-After")
+}
+
 // cors answers preflight requests and marks allowed origins. A preflight
 // from an origin not on the list gets 204 without CORS headers, which the
 // browser treats as a refusal; the server warns of it (warnRefusedOrigin).
 func (s *Server) cors(next http.Handler) http.Handler {
-	all := slices.Contains(s.cfg.AllowedOrigins, "*")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
 		h := w.Header()
 		h.Add("Vary", "Origin")
-		allowed := origin != "" && (all || slices.Contains(s.cfg.AllowedOrigins, origin))
+		allowed := s.allowOrigin(origin)
 		if allowed {
-			h.Set("Access-Control-Allow-Origin", origin)
-			h.Set("Access-Control-Expose-Headers", "X-Request-ID, X-Response-Time, Retry-After")
+			s.corsHeaders(h, origin)
 		} else if origin != "" && strings.HasPrefix(r.URL.Path, "/api/") && !s.sameOrigin(r, origin) {
 			s.warnRefusedOrigin(r, origin)
 		}
@@ -228,8 +326,10 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 				slog.String("route", routeOf(r)),
 				slog.String("panic", fmt.Sprint(v)),
 				slog.String("stack", string(debug.Stack())))
-			if rw, ok := w.(*responseWriter); ok && rw.wroteHeader {
-				return
+			if rw, ok := w.(*responseWriter); ok {
+				if _, _, wrote := rw.written(); wrote {
+					return
+				}
 			}
 			writeJSON(w, http.StatusInternalServerError, ErrorBody{
 				Error: rag.EINTERNAL, Message: rag.ErrorMessage(nil), Details: map[string]any{},

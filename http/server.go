@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/textbook-rag/rag"
@@ -52,7 +53,9 @@ type Config struct {
 	// 413 payload_too_large.
 	MaxBodyBytes int64
 	// ShutdownTimeout bounds how long Shutdown waits for in-flight
-	// requests, streams included, before closing them (default 10s).
+	// requests, streams included (default 10s). Those still open then are
+	// answered 503 unavailable (a stream gets its error event) and closed,
+	// within about a fifth of a second.
 	ShutdownTimeout time.Duration
 	// HealthTimeout bounds each health check's Ping (default 2s).
 	HealthTimeout time.Duration
@@ -142,10 +145,11 @@ type Server struct {
 	mu  sync.Mutex
 	srv *http.Server
 
-	// streams are the open chat streams, which a shutdown that runs out
-	// of time ends with an error event.
-	streamsMu sync.Mutex
-	streams   map[*sseWriter]context.CancelCauseFunc
+	// flights are the requests in progress (*flight keys), which a
+	// shutdown that runs out of time ends; ending is set once it does, and
+	// a request that arrives then is answered at once.
+	flights sync.Map
+	ending  atomic.Bool
 }
 
 // NewServer returns a server with cfg (missing values defaulted), a JSON
@@ -356,8 +360,11 @@ func (s *Server) httpServer(addr string) *http.Server {
 }
 
 // Shutdown stops accepting connections and waits for in-flight requests
-// for at most Config.ShutdownTimeout (or until ctx ends); what is still
-// running then is closed.
+// for at most Config.ShutdownTimeout (or until ctx ends). Every request
+// still open then is ended (see endFlights): a plain one is answered 503
+// unavailable with Retry-After, a stream gets its error event, and their
+// work is cancelled; at most endWait+endDrain later the connections are
+// closed. Either way the shutdown is complete, and Shutdown returns nil.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	srv := s.srv
@@ -368,57 +375,128 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownTimeout)
 	defer cancel()
 	err := srv.Shutdown(ctx)
-	if err != nil {
-		// The streams still open get their error event and stop; a
-		// second, short drain lets their responses end cleanly.
-		n := s.endStreams()
-		gctx, gcancel := context.WithTimeout(context.Background(), streamEndGrace)
-		_ = srv.Shutdown(gctx)
-		gcancel()
-		_ = srv.Close()
-		s.Logger.Warn("shutdown timed out; closed remaining connections", slog.Any("error", err), slog.Int("streams_ended", n))
+	if err == nil {
+		return nil
 	}
-	return err
+	plain, streams := s.endFlights()
+	// A second, short drain lets the ended responses finish cleanly.
+	dctx, dcancel := context.WithTimeout(context.Background(), endDrain)
+	_ = srv.Shutdown(dctx)
+	dcancel()
+	_ = srv.Close()
+	s.Logger.Warn("shutdown: the grace ran out; ended the requests still open",
+		slog.String("grace", s.cfg.ShutdownTimeout.String()),
+		slog.Int("requests_answered_unavailable", plain),
+		slog.Int("streams_ended", streams))
+	return nil
 }
 
-// streamEndGrace bounds how long a timed-out shutdown waits for the
-// streams it ended to finish their responses before it closes them.
-const streamEndGrace = time.Second
+// Shutdown's timings once the grace has run out: how long a cancelled
+// handler has to answer for itself before the shutdown answers in its
+// place, how long the shutdown waits for those answers to be written
+// (a reader that does not read cannot hold it longer), and how long the
+// connections then get to finish their responses before they are closed.
+const (
+	answerWait = 100 * time.Millisecond
+	endWait    = 200 * time.Millisecond
+	endDrain   = 100 * time.Millisecond
+)
 
-// errShuttingDown is the error event of a stream the shutdown ends.
+// errShuttingDown is the answer of a request the shutdown ends: the
+// cause of its context's cancellation, and the body of its 503 or of its
+// stream's error event.
 var errShuttingDown = rag.Errorf(rag.EUNAVAILABLE, "The server is shutting down; please ask again.")
 
-// trackStream registers an open stream, whose tutor cancel stops, until
-// the returned func is called.
-func (s *Server) trackStream(sw *sseWriter, cancel context.CancelCauseFunc) func() {
-	s.streamsMu.Lock()
-	if s.streams == nil {
-		s.streams = map[*sseWriter]context.CancelCauseFunc{}
-	}
-	s.streams[sw] = cancel
-	s.streamsMu.Unlock()
-	return func() {
-		s.streamsMu.Lock()
-		delete(s.streams, sw)
-		s.streamsMu.Unlock()
+// shuttingDown reports whether the request was ended by the shutdown.
+func shuttingDown(r *http.Request) bool {
+	return context.Cause(r.Context()) == errShuttingDown
+}
+
+// flight is a request in progress.
+type flight struct {
+	origin string // the request's Origin, for the CORS headers of its 503
+	rw     *responseWriter
+	cancel context.CancelCauseFunc
+	done   chan struct{} // closed when the handler has returned
+	// sw is the stream's writer once the request streams (see
+	// markStream); its mutex guards it.
+	mu sync.Mutex
+	sw *sseWriter
+}
+
+// markStream makes the request's flight a stream, ended with an error
+// event rather than a 503.
+func markStream(r *http.Request, sw *sseWriter) {
+	if info := infoOf(r.Context()); info != nil && info.flight != nil {
+		info.flight.mu.Lock()
+		info.flight.sw = sw
+		info.flight.mu.Unlock()
 	}
 }
 
-// endStreams sends each open stream an error event saying the server is
-// shutting down and stops its tutor, so that readers see why their
-// answer stopped instead of a cut connection. Each write runs on its own:
-// a reader that does not read cannot hold the shutdown. It returns the
-// number of streams ended.
-func (s *Server) endStreams() int {
+// endFlights ends every request still in progress, so that no reader is
+// left with a cut connection: each stream gets an error event saying the
+// server is shutting down; each other request has its context cancelled
+// with errShuttingDown, which its handler answers as a 503 unavailable,
+// or, if it has not begun a response within answerWait, the shutdown
+// answers so in its place. Each flight is ended on its own goroutine, and
+// endFlights waits for them at most endWait. It returns the numbers of
+// plain requests and streams ended.
+func (s *Server) endFlights() (plain, streams int) {
+	s.ending.Store(true)
 	body, _ := errorBody(errShuttingDown)
 	data, _ := marshal(body)
-	s.streamsMu.Lock()
-	defer s.streamsMu.Unlock()
-	for sw, cancel := range s.streams {
-		go func() {
-			sw.abort(data)
-			cancel(errShuttingDown)
-		}()
+	// Shared by the goroutines below: read only.
+	line := append(append(make([]byte, 0, len(data)+1), data...), '\n')
+	var wg sync.WaitGroup
+	s.flights.Range(func(k, _ any) bool {
+		f := k.(*flight)
+		f.mu.Lock()
+		sw := f.sw
+		f.mu.Unlock()
+		if sw != nil {
+			streams++
+			wg.Go(func() {
+				sw.abort(data)
+				f.cancel(errShuttingDown)
+			})
+			return true
+		}
+		plain++
+		wg.Go(func() {
+			f.cancel(errShuttingDown)
+			select {
+			case <-f.done:
+			case <-time.After(answerWait):
+				s.answerUnavailable(f, line)
+			}
+		})
+		return true
+	})
+	ended := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(ended)
+	}()
+	select {
+	case <-ended:
+	case <-time.After(endWait):
 	}
-	return len(s.streams)
+	return plain, streams
+}
+
+// answerUnavailable answers a request whose handler has not begun its
+// response with errShuttingDown's 503 (body, read only), in the
+// handler's place: its later writes are dropped. The body has its
+// length, so the reader has it whole even if the connection is closed
+// before the handler returns.
+func (s *Server) answerUnavailable(f *flight, body []byte) {
+	f.rw.answer(http.StatusServiceUnavailable, body, func(h http.Header) {
+		h.Set("Content-Type", "application/json; charset=utf-8")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Retry-After", fmt.Sprint(retryUnavailable))
+		if s.allowOrigin(f.origin) {
+			s.corsHeaders(h, f.origin)
+		}
+	})
 }

@@ -51,7 +51,9 @@ type chapter struct {
 
 // parseChapter reads a page into sections: the text before the first
 // `##` is a section named after the chapter, every `##` starts one.
-func parseChapter(f *Chapter) *chapter {
+// Counting the tokens of an 8 MiB page takes seconds: it stops, returning
+// nil, as soon as ctx is done.
+func parseChapter(ctx context.Context, f *Chapter) *chapter {
 	ch := &chapter{file: f, title: f.Title}
 	blocks := f.blocks
 	slugs := Slugger{}
@@ -64,6 +66,9 @@ func parseChapter(f *Chapter) *chapter {
 	cur := &section{heading: rag.Heading{Level: 1, Text: ch.title}}
 	skipBelow := 0 // while > 0, headings deeper than this are left out too
 	for _, b := range blocks {
+		if ctx.Err() != nil {
+			return nil
+		}
 		if b.kind == kindHeading {
 			a := anchor(b)
 			if skipBelow > 0 && b.level > skipBelow {

@@ -110,7 +110,10 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (rag.Book, []rag.Chunk,
 		if err := ctx.Err(); err != nil {
 			return rag.Book{}, nil, err
 		}
-		ch := parseChapter(c)
+		ch := parseChapter(ctx, c)
+		if ch == nil {
+			return rag.Book{}, nil, ctx.Err()
+		}
 		chunks = append(chunks, ch.chunks(ctx, moduleTitle[c.ModuleID], opts)...)
 		if opts.Progress != nil {
 			opts.Progress(i+1, len(t.Chapters), c.File)

@@ -79,15 +79,15 @@ type api struct {
 	calls  atomic.Int64
 }
 
-func (a *api) init(cfg Config, defaultModel string) {
+func (a *api) init(cfg Config, defaultModel string, opts ...option.RequestOption) {
 	a.cfg = cfg.withDefaults(defaultModel)
-	a.client = newClient(a.cfg)
+	a.client = newClient(a.cfg, opts...)
 }
 
 // Calls counts the HTTP requests made, retries included.
 func (a *api) Calls() int64 { return a.calls.Load() }
 
-func newClient(c Config) sdk.Client {
+func newClient(c Config, extra ...option.RequestOption) sdk.Client {
 	opts := []option.RequestOption{
 		option.WithBaseURL(c.BaseURL),
 		option.WithAPIKey(c.APIKey),
@@ -96,7 +96,7 @@ func newClient(c Config) sdk.Client {
 	if c.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(c.HTTPClient))
 	}
-	return sdk.NewClient(opts...)
+	return sdk.NewClient(append(opts, extra...)...)
 }
 
 // withRetry runs call until it succeeds, fails for good, or the retries

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	sdk "github.com/openai/openai-go"
 	"github.com/openai/openai-go/option"
@@ -36,10 +38,104 @@ Rules:
 type Generator struct{ api }
 
 // NewGenerator returns a generator; the model defaults to gpt-4o-mini.
+// What it reads of a reply is bounded by MaxTokens (see
+// AnswerBytesPerToken).
 func NewGenerator(cfg Config) *Generator {
 	g := &Generator{}
-	g.init(cfg, "gpt-4o-mini")
+	g.init(cfg, "gpt-4o-mini", option.WithMiddleware(g.boundReply))
 	return g
+}
+
+// Bounds on what the generator reads of a reply, tied to max_tokens, so
+// that a provider that ignores max_tokens can fill neither memory nor the
+// answer the reader gets and the history keeps:
+//
+//   - the answer's text: at most MaxTokens × AnswerBytesPerToken bytes. A
+//     token is about 4 bytes of English, rarely over 8 of code or of
+//     another script: a model that keeps to max_tokens stays far inside.
+//   - the reply on the wire: at most MaxTokens × WireBytesPerToken +
+//     wireSlack bytes. A streamed token comes in an event of its own, some
+//     200 to 400 bytes of JSON (ids, model name, finish reason, some
+//     providers' padding); a reply sent whole is smaller still.
+//
+// A reply past either bound is read no further and reported as cut at
+// max_tokens (finish "length"): the tutor falls back as it does for any
+// answer the model did not finish. Without MaxTokens the bounds are those
+// of defaultBoundTokens.
+const (
+	AnswerBytesPerToken = 16
+	WireBytesPerToken   = 1024
+	wireSlack           = 64 << 10
+	defaultBoundTokens  = 4096
+)
+
+// finishLength is the finish reason of a text cut at max_tokens.
+const finishLength = "length"
+
+// errReplyTooLong ends the read of a reply past the wire's bound.
+var errReplyTooLong = errors.New("the reply is longer than max_tokens allows")
+
+func (g *Generator) boundTokens() int64 {
+	if g.cfg.MaxTokens > 0 {
+		return int64(g.cfg.MaxTokens)
+	}
+	return defaultBoundTokens
+}
+
+// answerBound is the most bytes of answer text read.
+func (g *Generator) answerBound() int { return int(g.boundTokens() * AnswerBytesPerToken) }
+
+// boundReply limits the body of each reply to the wire's bound. An
+// error reply (4xx, 5xx) is only an error message: past wireSlack it is
+// cut short, and the call fails as a malformed reply does.
+func (g *Generator) boundReply(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err != nil || res == nil || res.Body == nil {
+		return res, err
+	}
+	if res.StatusCode >= 400 {
+		res.Body = &boundedBody{ReadCloser: res.Body, left: wireSlack, over: io.EOF}
+	} else {
+		res.Body = &boundedBody{ReadCloser: res.Body, left: g.boundTokens()*WireBytesPerToken + wireSlack, over: errReplyTooLong}
+	}
+	return res, err
+}
+
+// boundedBody reads at most left bytes of a body; past them a read
+// fails with over.
+type boundedBody struct {
+	io.ReadCloser
+	left int64
+	over error
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, b.over
+	}
+	// One byte past the bound tells a body that ends there from a longer
+	// one; it is never passed on.
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return n - 1, b.over
+	}
+	return n, err
+}
+
+// cut reports text cut at most at bound bytes, on a character boundary,
+// as a text the model did not finish.
+func cut(text string, bound int) rag.Generated {
+	if len(text) > bound {
+		for bound > 0 && !utf8.RuneStart(text[bound]) {
+			bound--
+		}
+		text = text[:bound]
+	}
+	return rag.Generated{Text: text, Finish: finishLength}
 }
 
 // delimiter matches anything in the data that looks like our delimiters,
@@ -105,6 +201,10 @@ func (g *Generator) complete(ctx context.Context, req rag.GenerateRequest) (rag.
 		res, err = g.client.Chat.Completions.New(ctx, g.params(req))
 		return err
 	})
+	if errors.Is(err, errReplyTooLong) {
+		// The text lies in the part not read: none of it stands.
+		return cut("", 0), nil
+	}
 	if err != nil {
 		return rag.Generated{}, llmError(err)
 	}
@@ -112,6 +212,9 @@ func (g *Generator) complete(ctx context.Context, req rag.GenerateRequest) (rag.
 		return rag.Generated{}, llmError(errors.New("no choices in the reply"))
 	}
 	c := res.Choices[0]
+	if bound := g.answerBound(); len(c.Message.Content) > bound {
+		return cut(c.Message.Content, bound), nil
+	}
 	return rag.Generated{Text: c.Message.Content, Finish: finish(c.FinishReason)}, nil
 }
 
@@ -127,7 +230,9 @@ func finish(reason string) string {
 // stream reads a streamed completion. Opening it is retried like any call
 // (backoff, Retry-After); once text has been passed on, a failure ends
 // the answer. A stream that ends without its
-// [DONE] line, or without a finish reason, is reported as cut.
+// [DONE] line, or without a finish reason, is reported as cut; one that
+// goes past the bounds (see AnswerBytesPerToken) is read no further, and
+// reported as cut at max_tokens.
 func (g *Generator) stream(ctx context.Context, req rag.GenerateRequest, emit func(string) error) (rag.Generated, error) {
 	var dec ssestream.Decoder
 	err := withRetry(ctx, g.cfg, func() error {
@@ -148,6 +253,7 @@ func (g *Generator) stream(ctx context.Context, req rag.GenerateRequest, emit fu
 	defer dec.Close()
 	var text strings.Builder
 	reason, done := "", false
+	bound := g.answerBound()
 	for dec.Next() {
 		data := dec.Event().Data
 		if bytes.HasPrefix(data, []byte("[DONE]")) {
@@ -172,13 +278,18 @@ func (g *Generator) stream(ctx context.Context, req rag.GenerateRequest, emit fu
 			reason = c.FinishReason
 		}
 		if d := c.Delta.Content; d != "" {
+			if text.Len()+len(d) > bound {
+				return cut(text.String(), bound), nil
+			}
 			text.WriteString(d)
 			if err := emit(d); err != nil {
 				return rag.Generated{}, err
 			}
 		}
 	}
-	if err := dec.Err(); err != nil {
+	if err := dec.Err(); errors.Is(err, errReplyTooLong) {
+		return cut(text.String(), bound), nil
+	} else if err != nil {
 		return rag.Generated{}, llmError(fmt.Errorf("stream: %w", err))
 	}
 	if !done {

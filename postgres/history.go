@@ -157,8 +157,10 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 			if err := ensureSession(ctx, tx, sid, rows[0].CreatedAt, h.now().Truncate(time.Microsecond)); err != nil {
 				return fmt.Errorf("ensure session: %w", err)
 			}
-			// Exchanges of one session are written one at a time, so an
-			// exchange's two messages have consecutive seq numbers.
+			// Exchanges of one session are written one at a time, under
+			// the session's row lock, held to the commit: the places
+			// (pos) they take follow the commits, and a reader paging
+			// forward never finds a message committed behind its cursor.
 			if _, err := tx.Exec(ctx, "SELECT 1 FROM chat_sessions WHERE id = $1 FOR UPDATE", sid); err != nil {
 				return fmt.Errorf("lock session: %w", err)
 			}
@@ -171,11 +173,15 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 					return rag.SessionFull(max)
 				}
 			}
-			for _, r := range rows {
+			var pos int64
+			if err := tx.QueryRow(ctx, `SELECT coalesce(max(pos), 0) FROM chat_messages WHERE session_id = $1`, sid).Scan(&pos); err != nil {
+				return fmt.Errorf("place in session: %w", err)
+			}
+			for i, r := range rows {
 				if _, err := tx.Exec(ctx, `INSERT INTO chat_messages
-	(id, session_id, role, content, sources, was_refusal, refusal_reason, question_id, created_at)
-VALUES ($1, $2, $3, $4, $5::text::jsonb, $6, $7, $8, $9)`,
-					r.ID, sid, r.Role, r.Content, r.Sources, r.WasRefusal, r.RefusalReason, r.QuestionID, r.CreatedAt); err != nil {
+	(id, session_id, role, content, sources, was_refusal, refusal_reason, question_id, created_at, pos)
+VALUES ($1, $2, $3, $4, $5::text::jsonb, $6, $7, $8, $9, $10)`,
+					r.ID, sid, r.Role, r.Content, r.Sources, r.WasRefusal, r.RefusalReason, r.QuestionID, r.CreatedAt, pos+1+int64(i)); err != nil {
 					return fmt.Errorf("insert %s message %s: %w", r.Role, r.ID, err)
 				}
 			}
@@ -215,7 +221,7 @@ func (h *History) Messages(ctx context.Context, sessionID string) ([]rag.Message
 
 func messages(ctx context.Context, c *pgx.Conn, sid string) ([]rag.Message, error) {
 	rows, err := c.Query(ctx, `SELECT `+messageColumns+`
-FROM chat_messages WHERE session_id = $1 ORDER BY created_at, seq`, sid)
+FROM chat_messages WHERE session_id = $1 ORDER BY pos`, sid)
 	if err != nil {
 		return nil, err
 	}
@@ -257,9 +263,11 @@ func scanMessages(rows pgx.Rows, sid string, size int) ([]rag.Message, error) {
 }
 
 // MessagesPage reads one page of the session's messages as a range of the
-// (session_id, created_at, seq) index with a LIMIT: memory and time stay
-// bounded however long the session grows. A cursor is a message of the
-// session, whose (created_at, seq) is the page's key.
+// (session_id, pos) index with a LIMIT: memory and time stay bounded
+// however long the session grows. A cursor is a message of the session,
+// whose place (pos) is the page's key. Places are given in commit order,
+// so a reader paging forward while the session grows sees each message
+// once: nothing is committed behind its cursor.
 func (h *History) MessagesPage(ctx context.Context, sessionID string, q rag.PageQuery) (rag.MessagePage, error) {
 	sid, err := rag.SessionUUID(sessionID)
 	if err != nil {
@@ -291,14 +299,11 @@ func messagesPage(ctx context.Context, c *pgx.Conn, sid string, q rag.PageQuery)
 	)
 	if cursor == "" {
 		rows, err = c.Query(ctx, `SELECT `+messageColumns+`
-FROM chat_messages WHERE session_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`, sid, q.Limit+1)
+FROM chat_messages WHERE session_id = $1 ORDER BY pos DESC LIMIT $2`, sid, q.Limit+1)
 	} else {
 		id, _ := rag.ParseUUID(cursor)
-		var (
-			at  time.Time
-			seq int64
-		)
-		err := c.QueryRow(ctx, "SELECT created_at, seq FROM chat_messages WHERE id = $1 AND session_id = $2", id, sid).Scan(&at, &seq)
+		var pos int64
+		err := c.QueryRow(ctx, "SELECT pos FROM chat_messages WHERE id = $1 AND session_id = $2", id, sid).Scan(&pos)
 		if errors.Is(err, pgx.ErrNoRows) {
 			if err := sessionExists(ctx, c, sid); err != nil {
 				return rag.MessagePage{}, err
@@ -310,12 +315,12 @@ FROM chat_messages WHERE session_id = $1 ORDER BY created_at DESC, seq DESC LIMI
 		}
 		if q.Before != "" {
 			rows, err = c.Query(ctx, `SELECT `+messageColumns+`
-FROM chat_messages WHERE session_id = $1 AND (created_at, seq) < ($2, $3)
-ORDER BY created_at DESC, seq DESC LIMIT $4`, sid, at, seq, q.Limit+1)
+FROM chat_messages WHERE session_id = $1 AND pos < $2
+ORDER BY pos DESC LIMIT $3`, sid, pos, q.Limit+1)
 		} else {
 			rows, err = c.Query(ctx, `SELECT `+messageColumns+`
-FROM chat_messages WHERE session_id = $1 AND (created_at, seq) > ($2, $3)
-ORDER BY created_at, seq LIMIT $4`, sid, at, seq, q.Limit+1)
+FROM chat_messages WHERE session_id = $1 AND pos > $2
+ORDER BY pos LIMIT $3`, sid, pos, q.Limit+1)
 		}
 	}
 	if err != nil {

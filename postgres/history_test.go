@@ -166,8 +166,8 @@ func TestDeleteSessionCascades(t *testing.T) {
 		t.Errorf("%d messages left after deleting their session", n)
 	}
 	// Foreign keys are enforced.
-	err := exec(t, h, `INSERT INTO chat_messages (id, session_id, role, content, created_at)
-VALUES ($1, $2, 'user', 'q', $3)`, uuid.NewString(), uuid.NewString(), t0)
+	err := exec(t, h, `INSERT INTO chat_messages (id, session_id, role, content, created_at, pos)
+VALUES ($1, $2, 'user', 'q', $3, 1)`, uuid.NewString(), uuid.NewString(), t0)
 	if err == nil {
 		t.Error("a message of an unknown session was accepted")
 	}

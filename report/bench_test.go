@@ -56,8 +56,8 @@ func seedBulk(b *testing.B, path string, n int) {
 	}
 	defer tx.Rollback()
 	sess, _ := tx.Prepare("INSERT INTO chat_sessions (id, started_at, created_at) VALUES (?, ?, ?)")
-	msg, _ := tx.Prepare(`INSERT INTO chat_messages (id, session_id, role, content, sources, was_refusal, refusal_reason, question_id, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	msg, _ := tx.Prepare(`INSERT INTO chat_messages (id, session_id, role, content, sources, was_refusal, refusal_reason, question_id, created_at, pos)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	fb, _ := tx.Prepare("INSERT INTO message_feedback (message_id, rating, comment, created_at, updated_at) VALUES (?, ?, ?, ?, ?)")
 	src, _ := json.Marshal([]rag.Source{topicsSection, nodesSection, {ChunkID: "u1", ChapterID: "ros2/urdf", SectionHeading: "Joints", Anchor: "joints", Path: "ros2/urdf", Score: 0.8}})
 	topics := []string{"banana bread", "PID tuning", "Kalman filter", "Webots install", "catkin workspace", "motor driver PWM", "LQR controller", "3D print a gripper"}
@@ -81,10 +81,11 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 			r := reasons[i%len(reasons)]
 			reason, content, sources, refusal = string(r), "Refused.", "[]", true
 		}
-		if _, err := msg.Exec(qid, sid, "user", q, "[]", false, nil, nil, ts(at)); err != nil {
+		pos := 2*(i%10) + 1
+		if _, err := msg.Exec(qid, sid, "user", q, "[]", false, nil, nil, ts(at), pos); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := msg.Exec(aid, sid, "assistant", content, sources, refusal, reason, qid, ts(at.Add(time.Millisecond))); err != nil {
+		if _, err := msg.Exec(aid, sid, "assistant", content, sources, refusal, reason, qid, ts(at.Add(time.Millisecond)), pos+1); err != nil {
 			b.Fatal(err)
 		}
 		if !refusal && i%20 == 1 {

@@ -38,8 +38,8 @@ func BenchmarkAppendExchange(b *testing.B) {
 					b.Fatal(err)
 				}
 				if _, err := h.db.ExecContext(ctx, `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?)
-INSERT INTO chat_messages (id, session_id, role, content, created_at)
-SELECT printf('00000000-0000-4000-8000-%012x', i), ?, 'user', 'q', ? FROM n`, bc.long, long, formatTime(t0)); err != nil {
+INSERT INTO chat_messages (id, session_id, role, content, created_at, pos)
+SELECT printf('00000000-0000-4000-8000-%012x', i), ?, 'user', 'q', ?, i + 1 FROM n`, bc.long, long, formatTime(t0)); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -56,7 +56,7 @@ type History struct {
 	MaxSessionMessages int
 
 	// The writer's statements, prepared once.
-	insertSession, countSession, insertExchange *sql.Stmt
+	insertSession, countSession, lastPos, insertExchange *sql.Stmt
 
 	writes    chan *writeReq
 	stop      chan struct{}
@@ -135,6 +135,9 @@ func Open(ctx context.Context, path string) (*History, error) {
 	}
 	if err == nil {
 		h.countSession, err = db.PrepareContext(ctx, countSessionSQL)
+	}
+	if err == nil {
+		h.lastPos, err = db.PrepareContext(ctx, lastPosSQL)
 	}
 	if err != nil {
 		db.Close()
@@ -261,6 +264,7 @@ func (h *History) insert(ctx context.Context, tx *sql.Tx, reqs []*writeReq) erro
 	session := tx.StmtContext(ctx, h.insertSession)
 	exchange := tx.StmtContext(ctx, h.insertExchange)
 	counter := tx.StmtContext(ctx, h.countSession)
+	last := tx.StmtContext(ctx, h.lastPos)
 	for _, r := range reqs {
 		r.full = nil
 		if r.max > 0 {
@@ -274,7 +278,7 @@ func (h *History) insert(ctx context.Context, tx *sql.Tx, reqs []*writeReq) erro
 				continue
 			}
 		}
-		if err := h.appendRows(ctx, session, exchange, r.sid, r.rows); err != nil {
+		if err := h.appendRows(ctx, session, last, exchange, r.sid, r.rows); err != nil {
 			return err
 		}
 	}
@@ -450,20 +454,31 @@ const (
 	countSessionSQL  = `SELECT count(*) FROM chat_messages WHERE session_id = ?`
 	insertSessionSQL = `INSERT INTO chat_sessions (id, started_at, created_at) VALUES (?, ?, ?)
 ON CONFLICT (id) DO NOTHING`
+	// The session's last place (0 when it has none); read in the write
+	// transaction, which holds SQLite's one write lock, so the places
+	// follow the commits.
+	lastPosSQL = `SELECT coalesce(max(pos), 0) FROM chat_messages WHERE session_id = ?`
 	// Both messages of an exchange in one statement, question first.
 	insertExchangeSQL = `INSERT INTO chat_messages
-	(id, session_id, role, content, sources, was_refusal, refusal_reason, question_id, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	(id, session_id, role, content, sources, was_refusal, refusal_reason, question_id, created_at, pos)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
-func (h *History) appendRows(ctx context.Context, session, exchange *sql.Stmt, sid string, rows [2]rag.StoredMessage) error {
+// appendRows writes an exchange in the write transaction of its
+// statements: the question and the answer take the session's next two
+// places.
+func (h *History) appendRows(ctx context.Context, session, last, exchange *sql.Stmt, sid string, rows [2]rag.StoredMessage) error {
 	// A session first seen here started when its first question was asked.
 	if _, err := session.ExecContext(ctx, sid, formatTime(rows[0].CreatedAt), formatTime(h.now())); err != nil {
 		return fmt.Errorf("ensure session: %w", err)
 	}
-	args := make([]any, 0, 18)
-	for _, r := range rows {
-		args = append(args, r.ID, sid, r.Role, r.Content, r.Sources, r.WasRefusal, r.RefusalReason, r.QuestionID, formatTime(r.CreatedAt))
+	var pos int64
+	if err := last.QueryRowContext(ctx, sid).Scan(&pos); err != nil {
+		return fmt.Errorf("place in session: %w", err)
+	}
+	args := make([]any, 0, 20)
+	for i, r := range rows {
+		args = append(args, r.ID, sid, r.Role, r.Content, r.Sources, r.WasRefusal, r.RefusalReason, r.QuestionID, formatTime(r.CreatedAt), pos+1+int64(i))
 	}
 	if _, err := exchange.ExecContext(ctx, args...); err != nil {
 		return fmt.Errorf("insert messages %s, %s: %w", rows[0].ID, rows[1].ID, err)
@@ -497,7 +512,7 @@ func (h *History) Messages(ctx context.Context, sessionID string) ([]rag.Message
 
 func (h *History) messages(ctx context.Context, sid string) ([]rag.Message, error) {
 	rows, err := h.db.QueryContext(ctx, `SELECT `+messageColumns+`
-FROM chat_messages WHERE session_id = ? ORDER BY created_at, seq`, sid)
+FROM chat_messages WHERE session_id = ? ORDER BY pos`, sid)
 	if err != nil {
 		return nil, err
 	}
@@ -540,9 +555,11 @@ func scanMessages(rows *sql.Rows, sid string, size int) ([]rag.Message, error) {
 }
 
 // MessagesPage reads one page of the session's messages as a range of the
-// (session_id, created_at, seq) index with a LIMIT: memory and time stay
-// bounded however long the session grows. A cursor is a message of the
-// session, whose (created_at, seq) is the page's key.
+// (session_id, pos) index with a LIMIT: memory and time stay bounded
+// however long the session grows. A cursor is a message of the session,
+// whose place (pos) is the page's key. Places are given in commit order,
+// so a reader paging forward while the session grows sees each message
+// once: nothing is committed behind its cursor.
 func (h *History) MessagesPage(ctx context.Context, sessionID string, q rag.PageQuery) (rag.MessagePage, error) {
 	sid, err := rag.SessionUUID(sessionID)
 	if err != nil {
@@ -569,14 +586,11 @@ func (h *History) messagesPage(ctx context.Context, sid string, q rag.PageQuery)
 	)
 	if cursor == "" {
 		rows, err = h.db.QueryContext(ctx, `SELECT `+messageColumns+`
-FROM chat_messages WHERE session_id = ? ORDER BY created_at DESC, seq DESC LIMIT ?`, sid, q.Limit+1)
+FROM chat_messages WHERE session_id = ? ORDER BY pos DESC LIMIT ?`, sid, q.Limit+1)
 	} else {
 		id, _ := rag.ParseUUID(cursor)
-		var (
-			at  string
-			seq int64
-		)
-		err := h.db.QueryRowContext(ctx, "SELECT created_at, seq FROM chat_messages WHERE id = ? AND session_id = ?", id, sid).Scan(&at, &seq)
+		var pos int64
+		err := h.db.QueryRowContext(ctx, "SELECT pos FROM chat_messages WHERE id = ? AND session_id = ?", id, sid).Scan(&pos)
 		if errors.Is(err, sql.ErrNoRows) {
 			if err := h.sessionExists(ctx, sid); err != nil {
 				return rag.MessagePage{}, err
@@ -588,12 +602,12 @@ FROM chat_messages WHERE session_id = ? ORDER BY created_at DESC, seq DESC LIMIT
 		}
 		if q.Before != "" {
 			rows, err = h.db.QueryContext(ctx, `SELECT `+messageColumns+`
-FROM chat_messages WHERE session_id = ? AND (created_at, seq) < (?, ?)
-ORDER BY created_at DESC, seq DESC LIMIT ?`, sid, at, seq, q.Limit+1)
+FROM chat_messages WHERE session_id = ? AND pos < ?
+ORDER BY pos DESC LIMIT ?`, sid, pos, q.Limit+1)
 		} else {
 			rows, err = h.db.QueryContext(ctx, `SELECT `+messageColumns+`
-FROM chat_messages WHERE session_id = ? AND (created_at, seq) > (?, ?)
-ORDER BY created_at, seq LIMIT ?`, sid, at, seq, q.Limit+1)
+FROM chat_messages WHERE session_id = ? AND pos > ?
+ORDER BY pos LIMIT ?`, sid, pos, q.Limit+1)
 		}
 	}
 	if err != nil {

@@ -51,8 +51,8 @@ INSERT INTO chat_sessions (id, started_at, created_at)
 SELECT printf('00000000-0000-4000-8000-%012x', i), ?, ? FROM n`, formatTime(old), formatTime(old)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.db.ExecContext(ctx, `INSERT INTO chat_messages (id, session_id, role, content, created_at)
-SELECT printf('00000000-0000-4000-9000-%s', substr(id, 25)), id, 'assistant', hex(randomblob(2000)), ?
+	if _, err := h.db.ExecContext(ctx, `INSERT INTO chat_messages (id, session_id, role, content, created_at, pos)
+SELECT printf('00000000-0000-4000-9000-%s', substr(id, 25)), id, 'assistant', hex(randomblob(2000)), ?, 1
 FROM chat_sessions`, formatTime(old)); err != nil {
 		t.Fatal(err)
 	}

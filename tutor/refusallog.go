@@ -5,28 +5,29 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/internal/logline"
 )
 
 // RefusalLog writes the spec's refusal log: one JSON object per line with
 // exactly the spec's fields. Each line is whole or absent: it goes out in
-// one Write, and a write cut short (a full disk) is truncated away when the
-// log is a file, or ended with a newline before the next line otherwise,
-// so that a cut line never swallows the next event.
+// one write through a logline.Writer, shared with whatever else writes to
+// the same destination (stderr's access and application logs), which
+// removes a line cut short by a full disk from a file, or ends it before
+// the next line elsewhere, so that a cut line never swallows the next
+// one, whoever wrote either.
 type RefusalLog struct {
 	mu  sync.Mutex
-	w   io.Writer
+	w   *logline.Writer
 	Now func() time.Time
 	// Logger reports failed writes, at most once per ReportEvery, with
 	// the count of failures not reported; nil means slog.Default().
 	Logger      *slog.Logger
 	ReportEvery time.Duration
 
-	cut        bool // the last line was cut and could not be removed
 	failures   int64
 	suppressed int
 	reported   time.Time
@@ -35,10 +36,11 @@ type RefusalLog struct {
 // DefaultReportEvery is how often a failing refusal log is reported.
 const DefaultReportEvery = 10 * time.Second
 
-// NewRefusalLog logs to w: stderr, or a file opened with O_APPEND (a cut
-// line is truncated away, and only appending writes land after it).
+// NewRefusalLog logs to w: stderr, or a file opened with O_APPEND. Pass
+// the logline.Writer the other logs of that destination use, if any, so
+// that their lines and the refusals' stay apart.
 func NewRefusalLog(w io.Writer) *RefusalLog {
-	return &RefusalLog{w: w, Now: time.Now, ReportEvery: DefaultReportEvery}
+	return &RefusalLog{w: logline.New(w), Now: time.Now, ReportEvery: DefaultReportEvery}
 }
 
 // RefusalEvent is one line of the refusal log.
@@ -50,12 +52,6 @@ type RefusalEvent struct {
 	RefusalReason   rag.RefusalReason `json:"refusal_reason"`
 	ChunksRetrieved int               `json:"chunks_retrieved"`
 	MaxScore        *float64          `json:"max_score"`
-}
-
-// truncater is a log file whose cut line can be removed.
-type truncater interface {
-	Stat() (os.FileInfo, error)
-	Truncate(size int64) error
 }
 
 // Log writes the refusal resp, once the reader has received it; an
@@ -80,44 +76,14 @@ func (l *RefusalLog) Log(req rag.ChatRequest, resp rag.ChatResponse) error {
 	if err != nil {
 		return fmt.Errorf("refusal log: encode: %w", err)
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	prefix := 0
-	line := make([]byte, 0, len(b)+2)
-	if l.cut {
-		prefix = 1
-		line = append(line, '\n')
+	if _, err := l.w.Write(append(b, '\n')); err != nil {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		err = fmt.Errorf("refusal log: %w", err)
+		l.report(err)
+		return err
 	}
-	line = append(append(line, b...), '\n')
-	n, err := l.w.Write(line)
-	if err == nil && n < len(line) {
-		err = io.ErrShortWrite
-	}
-	if n >= prefix {
-		l.cut = false
-	}
-	if err == nil {
-		return nil
-	}
-	if part := n - prefix; part > 0 && !l.undo(part) {
-		l.cut = true
-	}
-	err = fmt.Errorf("refusal log: %w", err)
-	l.report(err)
-	return err
-}
-
-// undo removes the last n bytes written, a cut line, from a log file.
-func (l *RefusalLog) undo(n int) bool {
-	f, ok := l.w.(truncater)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	if err != nil || fi.Size() < int64(n) {
-		return false
-	}
-	return f.Truncate(fi.Size()-int64(n)) == nil
+	return nil
 }
 
 // report counts a failure and logs it unless one was logged within

@@ -61,11 +61,13 @@ func (d *disk) contents(t *testing.T) string {
 	return string(b)
 }
 
-// fileDisk exposes the file's Stat and Truncate, as an *os.File does.
+// fileDisk exposes the file's Stat, Seek and Truncate, as an *os.File
+// does.
 type fileDisk struct{ *disk }
 
-func (d fileDisk) Stat() (os.FileInfo, error) { return d.f.Stat() }
-func (d fileDisk) Truncate(size int64) error  { return d.f.Truncate(size) }
+func (d fileDisk) Stat() (os.FileInfo, error)                { return d.f.Stat() }
+func (d fileDisk) Seek(off int64, whence int) (int64, error) { return d.f.Seek(off, whence) }
+func (d fileDisk) Truncate(size int64) error                 { return d.f.Truncate(size) }
 
 // logRefusal logs the i-th refusal of a test and reports whether the log
 // said it failed.

@@ -18,6 +18,7 @@ import (
 	"github.com/textbook-rag/rag/datadir"
 	"github.com/textbook-rag/rag/extractive"
 	rhttp "github.com/textbook-rag/rag/http"
+	"github.com/textbook-rag/rag/internal/logline"
 	"github.com/textbook-rag/rag/lexical"
 	"github.com/textbook-rag/rag/markdown"
 	"github.com/textbook-rag/rag/sample"
@@ -60,14 +61,18 @@ type Main struct {
 	History rag.History
 	Server  *rhttp.Server
 
-	stderr  io.Writer
-	checks  []rhttp.Check // health checks of the backends opened
+	stderr  *logline.Writer // every log line to stderr goes through it
+	checks  []rhttp.Check   // health checks of the backends opened
 	closers []func() error
 }
 
-// NewMain returns the wiring for cfg, logging JSON to stderr.
+// NewMain returns the wiring for cfg, logging JSON to stderr. The
+// application and access logs and, by default, the refusal log share one
+// logline.Writer to stderr: their lines stay whole and apart on a full
+// disk.
 func NewMain(cfg Config, stderr io.Writer) *Main {
-	return &Main{Config: cfg, Logger: slog.New(slog.NewJSONHandler(stderr, nil)), stderr: stderr}
+	lw := logline.New(stderr)
+	return &Main{Config: cfg, Logger: slog.New(slog.NewJSONHandler(lw, nil)), stderr: lw}
 }
 
 // bookFS returns the configured book: a folder, or the built-in sample.
@@ -176,6 +181,12 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done,
 	if err != nil {
 		return ingested{}, fmt.Errorf("ingest: %w", err)
 	}
+	if afterBookRead != nil {
+		afterBookRead()
+	}
+	if err := ctx.Err(); err != nil {
+		return ingested{}, fmt.Errorf("ingest: %w", err)
+	}
 	so := datadir.SaveOptions{Options: chunkOptions(), Source: bookSource(cfg), Course: courseTitle(cfg, fsys)}
 	if !explicit {
 		so.Wait = writerWait
@@ -210,19 +221,32 @@ func storedBook(cfg Config) (*datadir.Index, string, error) {
 	return ix, e.Dir, err
 }
 
-// afterBookRead, set by tests, runs when the book has been read at start:
-// whatever changes the book then must not show in what is served.
+// afterBookRead, set by tests, runs when the book has been read and
+// chunked, before the index is saved: whatever changes the book then must
+// not show in what is served, and a signal then must still be honoured
+// at once.
 var afterBookRead func()
 
 // Open makes sure the index is current (ingesting the book when it is
 // missing or changed, when ensure is set) and builds the tutor over its
-// backends. On error what was opened is closed.
+// backends. On error what was opened is closed. A cancelled ctx (SIGINT,
+// SIGTERM) returns at once, whatever step the opening is in (see
+// untilDone).
 func (m *Main) Open(ctx context.Context, ensure bool) error {
-	if err := m.open(ctx, ensure); err != nil {
-		m.Close()
-		return err
-	}
-	return nil
+	return m.untilOpen(ctx, func() error { return m.open(ctx, ensure) })
+}
+
+// untilOpen runs open until it is done or ctx is; what open opened is
+// closed when it fails, or when it succeeds after ctx ended.
+func (m *Main) untilOpen(ctx context.Context, open func() error) error {
+	_, err := untilDone(ctx, func() (struct{}, error) {
+		if err := open(); err != nil {
+			m.Close()
+			return struct{}{}, err
+		}
+		return struct{}{}, nil
+	}, func(struct{}) { m.Close() })
+	return err
 }
 
 func (m *Main) open(ctx context.Context, ensure bool) error {
@@ -233,9 +257,6 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 		in, err := ingest(ctx, cfg, m.stderr, nil, false)
 		if err != nil {
 			return err
-		}
-		if afterBookRead != nil {
-			afterBookRead()
 		}
 		m.Files, m.Index, m.Dir = in.Files, in.Index, in.Dir
 	} else {

@@ -269,7 +269,7 @@ func (f *flags) answering() {
 	f.int(&c.EmbeddingDim, "embedding-dim", "EMBEDDING_DIM", "embedding dimension")
 	f.str(&c.LLMModel, "llm-model", "LLM_MODEL", "chat model")
 	f.duration(&c.LLMTimeout, "llm-timeout", "LLM_TIMEOUT", "time limit of one LLM answer")
-	f.int(&c.LLMMaxTokens, "llm-max-tokens", "LLM_MAX_TOKENS", "longest LLM answer, in tokens (max_tokens); a longer one is cut and answered extractively")
+	f.int(&c.LLMMaxTokens, "llm-max-tokens", "LLM_MAX_TOKENS", "longest LLM answer, in tokens (max_tokens); a longer one, or one over 16 bytes a token from a provider that ignores max_tokens, is cut and answered extractively")
 	f.duration(&c.EmbedTimeout, "embed-timeout", "EMBED_TIMEOUT", "time limit of one embeddings call (a question, or a batch of the book at ingest)")
 	f.str(&c.Tutor.OnOutsideKnowledge, "on-outside-knowledge", "TEXTBOOK_RAG_ON_OUTSIDE_KNOWLEDGE", `what an LLM answer with outside-knowledge phrases becomes: "fallback" (extractive answer) or "refuse"`)
 	f.bool(&c.Tutor.FallbackOnGeneratorError, "llm-fallback", "TEXTBOOK_RAG_LLM_FALLBACK", "answer extractively when the LLM fails (else openai_error)")

@@ -26,15 +26,22 @@ import (
 
 // TestMain lets the crash test run this test binary as the real server:
 // with TEXTBOOK_RAG_TEST_SERVE set it is `textbook-rag serve` (main, with
-// its arguments) and nothing else.
+// its arguments) and nothing else; with TEXTBOOK_RAG_TEST_RUN set it is
+// `textbook-rag` with its arguments.
 func TestMain(m *testing.M) {
-	if os.Getenv("TEXTBOOK_RAG_TEST_SERVE") == "1" {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		code := run(ctx, append([]string{"serve"}, os.Args[1:]...), os.Stdout, os.Stderr)
-		stop()
-		os.Exit(code)
+	var args []string
+	switch {
+	case os.Getenv("TEXTBOOK_RAG_TEST_SERVE") == "1":
+		args = append([]string{"serve"}, os.Args[1:]...)
+	case os.Getenv("TEXTBOOK_RAG_TEST_RUN") == "1":
+		args = os.Args[1:]
+	default:
+		os.Exit(m.Run())
 	}
-	os.Exit(m.Run())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, args, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 var servingLine = regexp.MustCompile(`is serving .* on (http://\S+)`)

@@ -187,3 +187,69 @@ func TestServeRefusalLogFullDisk(t *testing.T) {
 		t.Errorf("%d lines + %d failures, want the %d refusals delivered", len(lines), failed, before+during+after)
 	}
 }
+
+// stderr on a full disk, the refusal log's default destination shared
+// with the access and application logs, as a file opened by `2>FILE`:
+// every line of it is whole JSON, none glued to another, no hole left;
+// every refusal the reader received is in it or counted in
+// refusal_log_errors_total; failed log writes are counted in
+// log_write_errors_total; logging resumes once space is freed.
+func TestServeStderrFullDisk(t *testing.T) {
+	disk := smalldisk.Mount(t, 256<<10)
+	stderr, err := os.OpenFile(filepath.Join(disk, "stderr.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stderr.Close()
+	base, _, stop := startServiceLogging(t, func(c *Config) { c.RefusalLog = "" }, stderr)
+	defer stop()
+	refuse := func() {
+		t.Helper()
+		body := fmt.Sprintf(`{"question":"What is the best recipe for banana bread?","session_id":%q}`, uuid.NewString())
+		resp, data := postJSON(t, base+"/api/chat", body)
+		if resp.StatusCode != 200 || !strings.Contains(string(data), `"was_refusal":true`) {
+			t.Fatalf("off-domain question: %d %s, want a refusal", resp.StatusCode, data)
+		}
+	}
+	const before, during, after = 5, 300, 5
+	for range before {
+		refuse()
+	}
+	free := smalldisk.Fill(t, disk)
+	for range during {
+		refuse()
+	}
+	free()
+	for range after {
+		refuse()
+	}
+
+	raw, err := os.ReadFile(stderr.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsRune(string(raw), 0) {
+		t.Error("stderr holds NUL bytes: a removed line left a hole")
+	}
+	refusals, lines := 0, 0
+	for _, l := range strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n") {
+		lines++
+		var v map[string]any
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Errorf("stderr line is not whole JSON: %.300q", l)
+			continue
+		}
+		if v["event"] == "refusal" {
+			refusals++
+		}
+	}
+	failed := metric(t, base, "refusal_log_errors_total")
+	logFailed := metric(t, base, "log_write_errors_total")
+	t.Logf("%d refusals delivered: %d logged whole, %d counted as failed; %d lines on stderr, %d writes to it failed", before+during+after, refusals, failed, lines, logFailed)
+	if refusals+failed != before+during+after {
+		t.Errorf("%d refusal lines + %d failures, want the %d refusals delivered", refusals, failed, before+during+after)
+	}
+	if failed == 0 || logFailed < failed {
+		t.Errorf("%d refusal lines and %d writes to stderr counted as failed: the disk did not fill, or failures went uncounted", failed, logFailed)
+	}
+}

@@ -32,7 +32,8 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	start := time.Now()
-	in, err := ingest(ctx, cfg, stderr, progress, true)
+	// A signal is honoured at once, even mid-page (see untilDone).
+	in, err := untilDone(ctx, func() (ingested, error) { return ingest(ctx, cfg, stderr, progress, true) }, nil)
 	if err != nil {
 		return err
 	}
@@ -47,6 +48,9 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 func isTerminal(w io.Writer) bool {
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		w = u.Unwrap()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

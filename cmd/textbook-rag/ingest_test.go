@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/textbook-rag/rag/datadir"
 )
@@ -92,5 +94,54 @@ func TestIngestCancelledOnLastFileWritesNoIndex(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(datadir.Locate(cfg.Data, bookSource(cfg)), datadir.FileName)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("index after a cancelled ingest: %v, want none", err)
+	}
+}
+
+// A signal that arrives while start-up is in a step that cannot stop
+// part-way (parsing a huge page, counting its tokens: here a hook that
+// blocks) is honoured at once, by `ingest` and by `serve`: the command
+// returns exit status 1 naming the cancellation, without waiting for the
+// step, and nothing is served or written. The bound is generous; the
+// figures for real pages are in docs/notes (BenchmarkSignalDuringStartup).
+func TestSignalHonouredMidStep(t *testing.T) {
+	for _, cmd := range []string{"ingest", "serve"} {
+		t.Run(cmd, func(t *testing.T) {
+			docs, data := t.TempDir(), filepath.Join(t.TempDir(), "data")
+			if err := os.WriteFile(filepath.Join(docs, "a.md"), []byte("# A\n\nA page about robot joints.\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			// The step lasts 10 s, or until the test is over.
+			release := make(chan struct{})
+			var once sync.Once
+			end := func() { once.Do(func() { close(release) }) }
+			afterBookRead = func() {
+				cancel() // the signal, mid-step
+				select {
+				case <-release:
+				case <-time.After(10 * time.Second):
+				}
+			}
+			t.Cleanup(func() {
+				end()
+				running.Wait()
+				afterBookRead = nil
+			})
+			args := []string{cmd, "--docs", docs, "--data", data}
+			if cmd == "serve" {
+				args = append(args, "--addr", "127.0.0.1:0")
+			}
+			var stdout, stderr bytes.Buffer
+			start := time.Now()
+			code := run(ctx, args, &stdout, &stderr)
+			took := time.Since(start)
+			if code != 1 || !strings.Contains(stderr.String(), "context canceled") || stdout.Len() > 0 {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 1 and the cancellation named", code, stdout.String(), stderr.String())
+			}
+			if took > 5*time.Second {
+				t.Errorf("%s returned %s after the signal: it waited for the step", cmd, took)
+			}
+		})
 	}
 }

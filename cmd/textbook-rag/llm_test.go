@@ -373,3 +373,43 @@ func TestLLMMaxTokens(t *testing.T) {
 		}
 	}
 }
+
+// A provider that ignores max_tokens and sends a 4 MB answer: the tutor
+// reads no more of it than --llm-max-tokens allows (see
+// openai.AnswerBytesPerToken) and answers with the extractive fallback, as
+// for an answer cut at max_tokens, streamed or not; the history holds the
+// fallback, not the 4 MB.
+func TestLLMIgnoresMaxTokens(t *testing.T) {
+	api := &scriptedOpenAI{}
+	srv := httptest.NewServer(api)
+	defer srv.Close()
+	base, _ := startService(t, func(c *Config) {
+		c.Embedder, c.Generator = "openai", "openai"
+		c.OpenAIBaseURL, c.OpenAIAPIKey = srv.URL+"/v1", "test-key"
+		c.EmbeddingDim = fakeDim
+		c.Tutor.EmptyThreshold, c.Tutor.ConfidentThreshold = 0.3, 0.45
+		c.Tutor.FallbackOnGeneratorError = true
+	})
+	huge := strings.Repeat("A topic is a named channel. ", 4<<20/28)
+	for _, path := range []string{"/api/chat", "/api/chat/stream"} {
+		api.set(llmReply{text: huge, finish: "stop"})
+		session := uuid.NewString()
+		resp, data := postJSON(t, base+path, map[string]string{"question": "What are the four sources of the reality gap?", "session_id": session})
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: status %d: %.300s", path, resp.StatusCode, data)
+		}
+		var done rag.ChatResponse
+		if path == "/api/chat" {
+			done = decodeChat(t, data)
+		} else {
+			done = readStream(t, bytes.NewReader(data)).done
+		}
+		if len(data) > 64<<10 || done.WasRefusal || !strings.HasPrefix(done.Answer, "From “") {
+			t.Errorf("%s: %d bytes sent, answer %.100q; want the extractive fallback", path, len(data), done.Answer)
+		}
+		msgs := historyOf(t, base, session)
+		if len(msgs) != 2 || msgs[1].Content != done.Answer {
+			t.Errorf("%s: history holds %d messages, the answer %d bytes; want the fallback", path, len(msgs), len(msgs[len(msgs)-1].Content))
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/internal/logline"
 )
 
 func main() {
@@ -43,8 +44,11 @@ Run "textbook-rag COMMAND -h" for a command's flags; every flag can also be
 set by the environment variable shown in its help.
 `
 
-// run is main without the process: tests call it directly.
+// run is main without the process: tests call it directly. Everything
+// the process writes to stderr goes through one logline.Writer, so that a
+// line cut short by a full disk never runs into the next.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	stderr = logline.New(stderr)
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2

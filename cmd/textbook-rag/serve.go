@@ -22,16 +22,18 @@ import (
 // OpenService opens what `serve` runs and the end-to-end tests start:
 // the tutor, counted by the server's metrics, behind its HTTP API, with
 // chat history and the reader's page. On error what was opened is closed.
+// A cancelled ctx (SIGINT, SIGTERM) returns at once (see untilDone).
 func (m *Main) OpenService(ctx context.Context) error {
 	m.Metrics = rhttp.NewMetrics()
-	if err := m.Open(ctx, true); err != nil {
-		return err
+	if err := m.Metrics.CountLogWriteErrors(m.stderr.Failures); err != nil {
+		return fmt.Errorf("metrics: %w", err)
 	}
-	if err := m.openService(ctx); err != nil {
-		m.Close()
-		return err
-	}
-	return nil
+	return m.untilOpen(ctx, func() error {
+		if err := m.open(ctx, true); err != nil {
+			return err
+		}
+		return m.openService(ctx)
+	})
 }
 
 // historyFile is the SQLite chat history's file in the book's folder.
