@@ -185,6 +185,13 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 		}
 		rows = append(rows, eval.FiguresOf(b.Name, rep))
 		splits = append(splits, eval.SplitOf(labelled[i], b.qs, m))
+		if split {
+			sc, err := eval.RunSelfCheck(ctx, b.app.Tutor, b.app.Answerer.DefinitionProbes(), b.app.Index.Chunk)
+			if err != nil {
+				return false, fmt.Errorf("book %s: %w", b.Name, err)
+			}
+			fmt.Fprintf(stdout, "%s %s\n", b.Name, sc)
+		}
 		passed = passed && rep.Passed()
 	}
 	if split {

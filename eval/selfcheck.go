@@ -1,0 +1,82 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/answer"
+)
+
+// SelfCheck is how the tutor does on questions derived from the book
+// itself (answer.Probe): every book gets one, labelled or not.
+type SelfCheck struct {
+	Questions int `json:"questions"`
+	// Own: answered, citing a section that answers the question;
+	// Other: answered from other sections only; the rest were refused.
+	Own   int `json:"own_section"`
+	Other int `json:"other_section"`
+}
+
+// OwnShare and OtherShare are Own and Other as shares of the questions.
+func (s SelfCheck) OwnShare() float64   { return share(s.Own, s.Questions) }
+func (s SelfCheck) OtherShare() float64 { return share(s.Other, s.Questions) }
+
+func share(n, of int) float64 {
+	if of == 0 {
+		return 0
+	}
+	return float64(n) / float64(of)
+}
+
+// String is the line ingest and serve print.
+func (s SelfCheck) String() string {
+	return fmt.Sprintf("self-check: %d questions derived from the book's definitions; %.1f%% answered from their own section, %.1f%% from another",
+		s.Questions, 100*s.OwnShare(), 100*s.OtherShare())
+}
+
+// RunSelfCheck asks the tutor every probe and counts where the answers
+// come from. chunk looks a source's chunk up by id.
+func RunSelfCheck(ctx context.Context, tutor rag.Tutor, probes []answer.Probe, chunk func(id string) (rag.Chunk, bool)) (SelfCheck, error) {
+	var s SelfCheck
+	for i, p := range probes {
+		if err := ctx.Err(); err != nil {
+			return s, err
+		}
+		req := rag.ChatRequest{Question: p.Question, SessionID: sessionID(fmt.Sprintf("self-check-%d", i))}
+		if err := req.Normalize(); err != nil {
+			continue // a derived question the API would not take is no test
+		}
+		s.Questions++
+		resp, err := tutor.Ask(ctx, req, nil)
+		if err != nil {
+			return s, fmt.Errorf("self-check %q: %w", p.Question, err)
+		}
+		if resp.WasRefusal {
+			continue
+		}
+		if citesAny(resp.Sources, p.Sections, chunk) {
+			s.Own++
+		} else {
+			s.Other++
+		}
+	}
+	return s, nil
+}
+
+// citesAny reports whether a source lies in one of the sections
+// ("chapter › heading").
+func citesAny(sources []rag.Source, sections []string, chunk func(string) (rag.Chunk, bool)) bool {
+	for _, src := range sources {
+		c, ok := chunk(src.ChunkID)
+		if !ok {
+			continue
+		}
+		for _, sec := range sections {
+			if sec == c.ChapterPath+" › "+src.SectionHeading {
+				return true
+			}
+		}
+	}
+	return false
+}
