@@ -69,11 +69,31 @@ type standIn struct {
 	mu       sync.Mutex
 	sessions map[string][]map[string]any
 	requests []rag.ChatRequest
+	searches []string // the q of each search
 }
 
 func (s *standIn) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/chat/stream", s.stream)
 	mux.HandleFunc("GET /api/chat/sessions/{id}/messages", s.messages)
+	mux.HandleFunc("GET /api/search", s.search)
+}
+
+// search answers like the real site search: the sections closest to q
+// (two for the end-of-life question, which the book discusses without
+// answering; none otherwise).
+func (s *standIn) search(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query().Get("q")
+	s.mu.Lock()
+	s.searches = append(s.searches, q)
+	s.mu.Unlock()
+	results := []map[string]any{}
+	if strings.Contains(strings.ToLower(q), "end of life") {
+		results = append(results,
+			map[string]any{"title": "Quality of Service", "chapter": "Chapter 2: Topics", "module": "Module 1: Messaging", "path": "module-1/chapter-2-topics", "anchor": "qos", "link": "/docs/module-1/chapter-2-topics#qos", "score": 0.62},
+			map[string]any{"title": "How to read this book", "chapter": "Welcome", "module": "", "path": "", "anchor": "how-to-read-this-book", "link": "/docs/#how-to-read-this-book", "score": 0.55})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"query": q, "results": results})
 }
 
 func writeError(w http.ResponseWriter, status int, code, msg string) {
@@ -429,6 +449,26 @@ func readerScenario(t *testing.T, v browsertest.Viewport) {
 			t.Errorf("%q: refusal shows %+v, want %s under %q with button %q", tc.question, got, tc.reason, browsertest.RefusalLabels[tc.reason], tc.button)
 		}
 	}
+	// After a refusal for want of context, and only after it, the book's
+	// closest sections: the site search's, as links into the book.
+	b.WaitFor("where the book discusses it", `R.querySelectorAll(".msg.refusal[data-reason=insufficient_context] .where a").length === 2`)
+	where := browsertest.Eval[[]string](b, `Array.from(R.querySelectorAll(".msg.refusal[data-reason=insufficient_context] .where a")).map(a => a.textContent + " " + new URL(a.href).pathname + new URL(a.href).hash)`)
+	if want := []string{"Quality of Service /docs/module-1/chapter-2-topics#qos", "How to read this book /docs/#how-to-read-this-book"}; !slices.Equal(where, want) {
+		t.Errorf("where the book discusses it: %q, want %q", where, want)
+	}
+	if got := browsertest.Eval[string](b, `R.querySelector(".msg.refusal[data-reason=insufficient_context] .where .sources-label").textContent`); got != "Where the book discusses this" {
+		t.Errorf("the links are under %q", got)
+	}
+	if n := browsertest.Eval[int](b, `R.querySelectorAll(".msg.refusal:not([data-reason=insufficient_context]) .where").length`); n != 0 {
+		t.Errorf("%d other refusals offer sections", n)
+	}
+	api.mu.Lock()
+	searches := slices.Clone(api.searches)
+	api.mu.Unlock()
+	if want := []string{"When is the end of life of this release?"}; !slices.Equal(searches, want) {
+		t.Errorf("the widget searched %q, want only the insufficient_context refusal's question", searches)
+	}
+	b.Exec(`R.querySelector(".msg.refusal[data-reason=insufficient_context] .refusal-action").scrollIntoView({block: "center"})`)
 	b.ClickAt("Edit the question", `R.querySelector(".msg.refusal[data-reason=insufficient_context] .refusal-action")`)
 	if got := browsertest.Eval[string](b, `R.activeElement === R.querySelector(".input") ? R.querySelector(".input").value : ""`); got != "When is the end of life of this release?" {
 		t.Errorf(`"Edit the question" left %q in the focused box`, got)
@@ -524,6 +564,14 @@ func readerScenario(t *testing.T, v browsertest.Viewport) {
 	}
 	b.Exec(`R.querySelector(".log").scrollTop = 0`)
 	shot("09-reload-quote")
+
+	// A refusal shown again from the history offers its sections on demand.
+	b.Exec(`R.querySelector(".msg.refusal[data-reason=insufficient_context]").scrollIntoView({block: "center"})`)
+	b.ClickAt("where does the book discuss this", `R.querySelector(".msg.refusal[data-reason=insufficient_context] .where-load")`)
+	b.WaitFor("the sections after reload", `R.querySelectorAll(".msg.refusal[data-reason=insufficient_context] .where a").length === 2`)
+	shot("10-reload-where")
+	b.ClickAt("the first section", `R.querySelector(".msg.refusal[data-reason=insufficient_context] .where a")`)
+	b.WaitFor("the section's heading", `location.hash === "#qos" && R.querySelector(".panel").hidden`)
 	if ex := b.Exceptions(); len(ex) > 0 {
 		t.Errorf("JavaScript exceptions: %q", ex)
 	}
