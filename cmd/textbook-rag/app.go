@@ -65,6 +65,14 @@ type Main struct {
 	closers []func() error
 }
 
+// Search is the reader's site search (GET /api/search, and the sections
+// the widget offers after an insufficient_context refusal): the built-in
+// retriever over the book, whichever retriever answers, never below the
+// empty threshold.
+func (m *Main) Search() rag.SectionSearch {
+	return rag.SectionSearch{Retriever: m.Lexical, Floor: m.Config.Tutor.EmptyThreshold}
+}
+
 // NewMain returns the wiring for cfg, logging JSON to stderr.
 func NewMain(cfg Config, stderr io.Writer) *Main {
 	return &Main{Config: cfg, Logger: slog.New(slog.NewJSONHandler(stderr, nil)), stderr: stderr}

@@ -90,9 +90,7 @@ func (m *Main) openService(ctx context.Context) error {
 	m.Server.Refusals = m.Refusals
 	m.Server.History = m.History
 	m.Server.Chunks = m.Index
-	// The reader's site search: the built-in retriever over the book,
-	// whichever retriever answers, never below the empty threshold.
-	m.Server.Search = rag.SectionSearch{Retriever: m.Lexical, Floor: cfg.Tutor.EmptyThreshold}
+	m.Server.Search = m.Search()
 	m.Server.Web = page
 	xr, _ := m.History.(rag.ExchangeReader)
 	m.Server.Report = reportSource(cfg, m.Index, xr)
