@@ -30,11 +30,11 @@ func TestLinksOf(t *testing.T) {
 		return Question{ID: id, Question: id + "?", Expect: "answer", Category: "factual", GoldChapter: "module-2/topics", GoldHeading: heading, AnswerTerms: []string{"x"}}
 	}
 	qs := []Question{
-		answerable("gold-second", "QoS"),      // the gold section is the second link
-		answerable("wrong-section", "QoS"),    // links elsewhere only
-		answerable("no-links", "QoS"),         // the search finds nothing
-		answerable("answered", "QoS"),         // not refused: not counted
-		answerable("empty", "QoS"),            // refused empty_retrieval: no links shown
+		answerable("gold-second", "QoS"),   // the gold section is the second link
+		answerable("wrong-section", "QoS"), // links elsewhere only
+		answerable("no-links", "QoS"),      // the search finds nothing
+		answerable("answered", "QoS"),      // not refused: not counted
+		answerable("empty", "QoS"),         // refused empty_retrieval: no links shown
 		{ID: "sub", Question: "sub?", Expect: "answer", Category: "factual", GoldChapter: "module-1/sensors", GoldHeading: "Drift", AnswerTerms: []string{"x"}}, // a sub-heading the linked chunk holds
 		{ID: "selected", Question: "selected?", SelectedText: "text", Expect: "answer", Category: "selected_sufficient", AnswerTerms: []string{"x"}},
 		{ID: "uncovered", Question: "uncovered?", Expect: "refuse", Reasons: []string{"insufficient_context"}, Category: "in_domain_uncovered"},
