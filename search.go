@@ -76,39 +76,46 @@ type SectionSearch struct {
 	// "nothing relevant" (the tutor's empty threshold) is no place to send
 	// a reader.
 	Floor float64
+	// First is how many chunks the tutor retrieves (its top k): their
+	// sections come first, as where the tutor itself found the question
+	// discussed; the sections of deeper chunks follow. 0: none first.
+	First int
 }
 
-// searchDepth is how many chunks a search reads per section it returns:
-// a section often has several chunks among the best.
-const searchDepth = 4
+// searchDepth is how many chunks a search reads, whatever its limit, so
+// that a smaller limit gives the first sections of a larger one: a
+// section often has several chunks among the best.
+const searchDepth = 4 * MaxSearchResults
 
 // Search returns at most limit sections, best first.
 func (s SectionSearch) Search(ctx context.Context, query string, limit int) ([]SectionHit, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	chunks, err := s.Retriever.Retrieve(ctx, query, min(limit*searchDepth, 100))
-	if err != nil {
-		return nil, err
-	}
 	var hits []SectionHit
 	seen := map[string]bool{}
-	for _, c := range chunks {
-		if c.Score < s.Floor {
+	for _, k := range []int{min(s.First, searchDepth), searchDepth} {
+		if k <= 0 {
 			continue
 		}
-		key := c.ChapterPath + "#" + c.Anchor
-		if seen[key] {
-			continue
+		chunks, err := s.Retriever.Retrieve(ctx, query, k)
+		if err != nil {
+			return nil, err
 		}
-		seen[key] = true
-		hits = append(hits, SectionHit{
-			ChunkID: c.ID, Heading: c.SectionHeading, Anchor: c.Anchor,
-			ChapterTitle: c.ChapterTitle, ModuleTitle: c.ModuleTitle,
-			ChapterPath: c.ChapterPath, PagePath: c.PagePath, Score: c.Score,
-		})
-		if len(hits) == limit {
-			break
+		for _, c := range chunks {
+			key := c.ChapterPath + "#" + c.Anchor
+			if c.Score < s.Floor || seen[key] {
+				continue
+			}
+			seen[key] = true
+			hits = append(hits, SectionHit{
+				ChunkID: c.ID, Heading: c.SectionHeading, Anchor: c.Anchor,
+				ChapterTitle: c.ChapterTitle, ModuleTitle: c.ModuleTitle,
+				ChapterPath: c.ChapterPath, PagePath: c.PagePath, Score: c.Score,
+			})
+			if len(hits) == limit {
+				return hits, nil
+			}
 		}
 	}
 	return hits, nil

@@ -68,9 +68,9 @@ type Main struct {
 // Search is the reader's site search (GET /api/search, and the sections
 // the widget offers after an insufficient_context refusal): the built-in
 // retriever over the book, whichever retriever answers, never below the
-// empty threshold.
+// empty threshold; the sections of the tutor's own top k come first.
 func (m *Main) Search() rag.SectionSearch {
-	return rag.SectionSearch{Retriever: m.Lexical, Floor: m.Config.Tutor.EmptyThreshold}
+	return rag.SectionSearch{Retriever: m.Lexical, Floor: m.Config.Tutor.EmptyThreshold, First: m.Config.Tutor.TopK}
 }
 
 // NewMain returns the wiring for cfg, logging JSON to stderr.
