@@ -1,6 +1,6 @@
 // Package http is textbook-rag's API server: the chat endpoints (JSON and
-// Server-Sent Events), chat history, the content listing, health and
-// Prometheus metrics, behind request-id, timing, CORS, access-log,
+// Server-Sent Events), chat history, the content listing, the book's site
+// search, health and Prometheus metrics, behind request-id, timing, CORS, access-log,
 // rate-limit and panic-recovery middleware.
 //
 // Every error response has the body {"error", "message", "details"}; see
