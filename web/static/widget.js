@@ -566,14 +566,21 @@
   // insufficient_context refusal, from the tutor's site search: the
   // refusal stays the spec's, and the reader still gets where to read.
   // A failed search shows nothing: the refusal already says what to do.
-  function showWhere(box, question) {
-    fetch(apiBase + "/api/search?limit=" + WHERE_LINKS + "&q=" + encodeURIComponent(question), { headers: { Accept: "application/json" } })
-      .then(function (res) { return res.ok ? res.json() : null; })
+  // asked: the reader pressed the button for it, and is told the outcome.
+  function showWhere(box, question, asked) {
+    return fetch(apiBase + "/api/search?limit=" + WHERE_LINKS + "&q=" + encodeURIComponent(question), { headers: { Accept: "application/json" } })
+      .then(function (res) {
+        if (!res.ok) throw new Error("HTTP " + res.status);
+        return res.json();
+      })
       .then(function (data) {
         var list = data && Array.isArray(data.results) ? data.results : [];
-        keepBottom(function () { renderWhere(box, list); });
+        keepBottom(function () { renderWhere(box, list, asked); });
       })
-      .catch(function () { box.hidden = true; });
+      .catch(function (err) {
+        if (!asked) { box.hidden = true; return; }
+        throw err;
+      });
   }
 
   // offerWhere is showWhere on demand, for a refusal shown again from the
@@ -582,14 +589,21 @@
     var b = el("button", { type: "button", class: "where-load", text: "Where does the book discuss this?" });
     b.addEventListener("click", function () {
       b.disabled = true;
-      showWhere(box, question);
+      showWhere(box, question, true).catch(function () {
+        b.disabled = false;
+        b.textContent = "The sections could not be looked up. Try again";
+      });
     });
     box.replaceChildren(b);
     box.hidden = false;
   }
 
-  function renderWhere(box, list) {
+  function renderWhere(box, list, asked) {
     box.textContent = "";
+    if (!list.length && asked) {
+      box.appendChild(el("p", { class: "where-none", text: "No section of the book comes close to this question." }));
+      return;
+    }
     if (!list.length) { box.hidden = true; return; }
     var ul = el("ul");
     list.forEach(function (r) {
