@@ -158,6 +158,9 @@ func docusaurusModules(t *testing.T) string {
 	cmd.Dir = tmp
 	cmd.Env = append(os.Environ(), "NO_UPDATE_NOTIFIER=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
+		if networkFailure.Match(out) {
+			t.Skipf("Docusaurus test skipped: the npm registry failed during npm ci: %v\n%s", err, lastLines(out, 10))
+		}
 		t.Fatalf("npm ci of the pinned Docusaurus packages: %v\n%s", err, lastLines(out, 30))
 	}
 	if err := os.WriteFile(filepath.Join(tmp, stamp), []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644); err != nil {
@@ -174,6 +177,10 @@ func docusaurusModules(t *testing.T) string {
 	t.Logf("npm packages: installed in %s in %s", final, time.Since(start).Round(time.Second))
 	return filepath.Join(final, "node_modules")
 }
+
+// networkFailure matches npm's reports of a registry it could not reach
+// or that failed: the registry is unavailable, the test is not wrong.
+var networkFailure = regexp.MustCompile(`\b(ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|E5\d\d)\b`)
 
 // readmeScripts is the scripts entry of the README's docusaurus.config.js
 // example, its tutor and course site pointed at the ones running here.
