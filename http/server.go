@@ -1,6 +1,6 @@
 // Package http is textbook-rag's API server: the chat endpoints (JSON and
-// Server-Sent Events), chat history, the content listing, health and
-// Prometheus metrics, behind request-id, timing, CORS, access-log,
+// Server-Sent Events), chat history, the content listing, the book's site
+// search, health and Prometheus metrics, behind request-id, timing, CORS, access-log,
 // rate-limit and panic-recovery middleware.
 //
 // Every error response has the body {"error", "message", "details"}; see
@@ -37,7 +37,8 @@ type Config struct {
 	// "Authorization: Bearer <token>".
 	AdminToken string
 	// ChatRatePerMin limits POST /api/chat and /api/chat/stream together
-	// per client IP (DefaultConfig: 30); 0 turns the limit off.
+	// per client IP (DefaultConfig: 30); 0 turns the limit off. Feedback
+	// and GET /api/search have budgets of their own at the same rate.
 	ChatRatePerMin int
 	// ChunksRatePerMin limits GET /api/content/chunks per client IP
 	// (DefaultConfig: 60); 0 turns the limit off.
@@ -119,6 +120,9 @@ type Server struct {
 	// used if it stores feedback too.
 	Feedback rag.FeedbackStore
 	Chunks   rag.ChunkLister
+	// Search, when set, serves GET /api/search: the book's sections
+	// closest to a query.
+	Search rag.Searcher
 	// Refusals, when set, logs each refusal once it is recorded in the
 	// history, so that a refusal the reader never got is never logged.
 	Refusals RefusalLogger
@@ -205,6 +209,7 @@ func (s *Server) Handler() http.Handler {
 		s.limiter.setRate(groupChat, s.cfg.ChatRatePerMin)
 		s.limiter.setRate(groupChunks, s.cfg.ChunksRatePerMin)
 		s.limiter.setRate(groupFeedback, s.cfg.ChatRatePerMin)
+		s.limiter.setRate(groupSearch, s.cfg.ChatRatePerMin)
 		s.handler = s.middleware(s.routes())
 	})
 	return s.handler
@@ -236,6 +241,8 @@ func (s *Server) routes() http.Handler {
 	allow("/api/chat/sessions/{id}/messages", "GET, HEAD, OPTIONS")
 	handle("POST /api/chat/messages/{id}/feedback", s.limit(groupFeedback, s.handleFeedback))
 	allow("/api/chat/messages/{id}/feedback", "POST, OPTIONS")
+	handle("GET /api/search", s.limit(groupSearch, s.handleSearch))
+	allow("/api/search", "GET, HEAD, OPTIONS")
 	handle("GET /api/content/chunks", s.limit(groupChunks, s.requireAdmin(s.handleChunks)))
 	allow("/api/content/chunks", "GET, HEAD, OPTIONS")
 	handle("GET /admin/report", s.handleReport)

@@ -44,6 +44,7 @@ Read the modules in order: later chapters build on the vocabulary of earlier one
 		"module-1/topics.md": {Data: []byte(`---
 id: chapter-2-topics
 title: "Chapter 2: Topics"
+sidebar_position: 2
 ---
 
 # Chapter 2: Topics
@@ -58,8 +59,39 @@ A **publisher** sends messages on a named topic at its own pace, and every subsc
 
 Reliability and history depth decide what happens when a subscriber falls behind.
 ` + strings.Repeat("\nFiller paragraph so the page scrolls.\n", 40))},
+		"module-1/reference.md": {Data: []byte(`---
+title: "Chapter 3: Reference"
+sidebar_position: 3
+---
+
+# Chapter 3: Reference
+
+Every setting of a publisher, in one table wider than a phone, and the command that prints them.
+
+` + wideTable + `
+
+` + "```bash\n" + longCommand + "\n```" + `
+
+A setting such as ` + "`" + `reliability_policy_kind_reliable_with_history_depth_ten` + "`" + ` names itself at length.
+`)},
+		"module-2/_category_.json": {Data: []byte(`{"label": "Module 2: Simulation", "position": 3}`)},
+		"module-2/worlds.md": {Data: []byte(`---
+title: "Chapter 4: Worlds"
+---
+
+# Chapter 4: Worlds
+
+A world file describes the ground, the light and the models a simulation starts with.
+`)},
 	}
 }
+
+// wideTable and longCommand are wider than a phone: they must scroll
+// inside their block, on the page and in an answer, not cut off.
+var (
+	wideTable   = "| Setting | Type | Default | Range | Unit | Applies to | Since | Notes |\n|---|---|---|---|---|---|---|---|\n| history_depth | integer | 10 | 1-1000 | messages | publishers and subscribers | Foxy | keep-last only |\n| reliability | enum | reliable | reliable, best_effort | none | publishers and subscribers | Foxy | must match |"
+	longCommand = "ros2 topic pub --qos-reliability reliable --qos-depth 10 --qos-history keep_last /chatter std_msgs/msg/String '{data: hello from a very long command line}'"
+)
 
 // standIn answers the chat API the way the real server does, over real
 // SSE: an answer with a source for ordinary questions, a refusal for
@@ -69,11 +101,31 @@ type standIn struct {
 	mu       sync.Mutex
 	sessions map[string][]map[string]any
 	requests []rag.ChatRequest
+	searches []string // the q of each search
 }
 
 func (s *standIn) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/chat/stream", s.stream)
 	mux.HandleFunc("GET /api/chat/sessions/{id}/messages", s.messages)
+	mux.HandleFunc("GET /api/search", s.search)
+}
+
+// search answers like the real site search: the sections closest to q
+// (two for the end-of-life question, which the book discusses without
+// answering; none otherwise).
+func (s *standIn) search(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query().Get("q")
+	s.mu.Lock()
+	s.searches = append(s.searches, q)
+	s.mu.Unlock()
+	results := []map[string]any{}
+	if strings.Contains(strings.ToLower(q), "end of life") {
+		results = append(results,
+			map[string]any{"title": "Quality of Service", "chapter": "Chapter 2: Topics", "module": "Module 1: Messaging", "path": "module-1/chapter-2-topics", "anchor": "qos", "link": "/docs/module-1/chapter-2-topics#qos", "score": 0.62},
+			map[string]any{"title": "How to read this book", "chapter": "Welcome", "module": "", "path": "", "anchor": "how-to-read-this-book", "link": "/docs/#how-to-read-this-book", "score": 0.55})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"query": q, "results": results})
 }
 
 func writeError(w http.ResponseWriter, status int, code, msg string) {
@@ -139,6 +191,11 @@ func (s *standIn) stream(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		}
+	case strings.Contains(q, "wide"):
+		src := rag.Source{ChunkID: "c3", ModuleID: "module-1", ChapterID: "reference", SectionHeading: "Chapter 3: Reference", Score: 0.9, Path: "module-1/reference"}
+		resp = rag.ChatResponse{Answer: "From “Chapter 3: Reference”:\n\n" + wideTable + "\n\n```bash\n" + longCommand + "\n```", Sources: []rag.Source{src}, SessionID: req.SessionID}
+		event("sources", resp.Sources)
+		event("delta", map[string]string{"text": resp.Answer})
 	case strings.Contains(q, "table"):
 		src := rag.Source{ChunkID: "c2", ModuleID: "module-1", ChapterID: "chapter-2-topics", SectionHeading: "Quality of Service", Anchor: "qos", Score: 0.9}
 		resp = rag.ChatResponse{Answer: markdownAnswer, Sources: []rag.Source{src}, SessionID: req.SessionID}
@@ -429,6 +486,26 @@ func readerScenario(t *testing.T, v browsertest.Viewport) {
 			t.Errorf("%q: refusal shows %+v, want %s under %q with button %q", tc.question, got, tc.reason, browsertest.RefusalLabels[tc.reason], tc.button)
 		}
 	}
+	// After a refusal for want of context, and only after it, the book's
+	// closest sections: the site search's, as links into the book.
+	b.WaitFor("where the book discusses it", `R.querySelectorAll(".msg.refusal[data-reason=insufficient_context] .where a").length === 2`)
+	where := browsertest.Eval[[]string](b, `Array.from(R.querySelectorAll(".msg.refusal[data-reason=insufficient_context] .where a")).map(a => a.textContent + " " + new URL(a.href).pathname + new URL(a.href).hash)`)
+	if want := []string{"Quality of Service /docs/module-1/chapter-2-topics#qos", "How to read this book /docs/#how-to-read-this-book"}; !slices.Equal(where, want) {
+		t.Errorf("where the book discusses it: %q, want %q", where, want)
+	}
+	if got := browsertest.Eval[string](b, `R.querySelector(".msg.refusal[data-reason=insufficient_context] .where .sources-label").textContent`); got != "Where the book discusses this" {
+		t.Errorf("the links are under %q", got)
+	}
+	if n := browsertest.Eval[int](b, `R.querySelectorAll(".msg.refusal:not([data-reason=insufficient_context]) .where").length`); n != 0 {
+		t.Errorf("%d other refusals offer sections", n)
+	}
+	api.mu.Lock()
+	searches := slices.Clone(api.searches)
+	api.mu.Unlock()
+	if want := []string{"When is the end of life of this release?"}; !slices.Equal(searches, want) {
+		t.Errorf("the widget searched %q, want only the insufficient_context refusal's question", searches)
+	}
+	b.Exec(`R.querySelector(".msg.refusal[data-reason=insufficient_context] .refusal-action").scrollIntoView({block: "center"})`)
 	b.ClickAt("Edit the question", `R.querySelector(".msg.refusal[data-reason=insufficient_context] .refusal-action")`)
 	if got := browsertest.Eval[string](b, `R.activeElement === R.querySelector(".input") ? R.querySelector(".input").value : ""`); got != "When is the end of life of this release?" {
 		t.Errorf(`"Edit the question" left %q in the focused box`, got)
@@ -524,6 +601,14 @@ func readerScenario(t *testing.T, v browsertest.Viewport) {
 	}
 	b.Exec(`R.querySelector(".log").scrollTop = 0`)
 	shot("09-reload-quote")
+
+	// A refusal shown again from the history offers its sections on demand.
+	b.Exec(`R.querySelector(".msg.refusal[data-reason=insufficient_context]").scrollIntoView({block: "center"})`)
+	b.ClickAt("where does the book discuss this", `R.querySelector(".msg.refusal[data-reason=insufficient_context] .where-load")`)
+	b.WaitFor("the sections after reload", `R.querySelectorAll(".msg.refusal[data-reason=insufficient_context] .where a").length === 2`)
+	shot("10-reload-where")
+	b.ClickAt("the first section", `R.querySelector(".msg.refusal[data-reason=insufficient_context] .where a")`)
+	b.WaitFor("the section's heading", `location.hash === "#qos" && R.querySelector(".panel").hidden`)
 	if ex := b.Exceptions(); len(ex) > 0 {
 		t.Errorf("JavaScript exceptions: %q", ex)
 	}
@@ -621,6 +706,138 @@ func TestBrowserHistoryPages(t *testing.T) {
 		b.Exec(`R.querySelector(".earlier").scrollIntoView()`)
 		b.ClickAt("show earlier messages", `R.querySelector(".earlier")`)
 		b.WaitFor("the earlier page", fmt.Sprintf(`R.querySelectorAll(".msg.user").length > %d`, want))
+	}
+	if ex := b.Exceptions(); len(ex) > 0 {
+		t.Errorf("JavaScript exceptions: %q", ex)
+	}
+}
+
+// TestBrowserPhoneLayout checks the reader's page and the widget at
+// desktop and phone widths: on a phone the chapters are behind a menu
+// button, the content comes first, and the menu opens on the current
+// chapter; wide tables and long code lines scroll inside their block, on
+// the page and in an answer, and nothing widens the page. Screenshots:
+// layout-<size>-*.
+func TestBrowserPhoneLayout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser tests skipped in -short mode")
+	}
+	if browsertest.ChromePath() == "" {
+		t.Skip("browser tests skipped: no chromium, chromium-browser or google-chrome on PATH (apt-get install chromium)")
+	}
+	for _, v := range []browsertest.Viewport{browsertest.Desktop, browsertest.Phone} {
+		t.Run(v.Name, func(t *testing.T) { layoutScenario(t, v) })
+	}
+}
+
+// box is where an element is and whether it scrolls sideways.
+type box struct {
+	Shown bool
+	// Shadowed: a background that scrolls with the content, the shadow
+	// that says there is more to the side.
+	Shadowed                   bool
+	Left, Right, Top, Bottom   float64
+	ScrollWidth, ClientWidth   float64
+	ViewWidth, PageScrollWidth float64
+}
+
+const boxJS = `(e => { if (!e) return {shown: false}; const r = e.getBoundingClientRect(); return {
+	shown: r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== "hidden", shadowed: getComputedStyle(e).backgroundAttachment.includes("local"),
+	left: r.left, right: r.right, top: r.top, bottom: r.bottom, scrollWidth: e.scrollWidth, clientWidth: e.clientWidth,
+	viewWidth: innerWidth, pageScrollWidth: document.documentElement.scrollWidth}; })`
+
+func boxOf(b *browsertest.Browser, js string) box {
+	return browsertest.Eval[box](b, boxJS+"("+js+")")
+}
+
+func layoutScenario(t *testing.T, v browsertest.Viewport) {
+	srv, _ := startStandIn(t)
+	b := browsertest.NewBrowser(t, browsertest.ArtifactsDir(t))
+	b.SetViewport(v)
+	shot := func(name string) { b.Screenshot("layout-" + v.Name + "-" + name) }
+	b.Navigate(srv.URL + "/docs/module-1/chapter-2-topics")
+	shot("01-page")
+	nav, menu, title := `document.querySelector(".sidebar")`, `document.querySelector(".menu")`, `document.querySelector("article h1")`
+	if !v.Mobile {
+		if n, m := boxOf(b, nav), boxOf(b, menu); !n.Shown || m.Shown {
+			t.Errorf("on a wide screen the chapters show beside the text and no menu button: sidebar %+v, menu %+v", n, m)
+		}
+	} else {
+		// The chapter's title is on the first screen, the chapters behind
+		// the menu button.
+		if n, m, h := boxOf(b, nav), boxOf(b, menu), boxOf(b, title); n.Shown || !m.Shown || h.Top > 200 {
+			t.Fatalf("on a phone the chapters should be behind a menu button and the text first: sidebar %+v, menu %+v, title %+v", n, m, h)
+		}
+		if got := browsertest.Eval[string](b, menu+`.getAttribute("aria-expanded") + " " + `+menu+`.getAttribute("aria-controls")`); got != "false sidebar" {
+			t.Errorf("the menu button says aria-expanded aria-controls = %q", got)
+		}
+		b.ClickAt("the menu button", menu)
+		b.WaitFor("the chapters", `document.querySelector(".sidebar").getBoundingClientRect().height > 0`)
+		shot("02-menu-open")
+		type menuState struct {
+			Expanded     string
+			Open         []string
+			Current      string
+			CurrentShown bool
+		}
+		got := browsertest.Eval[menuState](b, `(() => {
+			const cur = document.querySelector('.sidebar a[aria-current="page"]'), r = cur.getBoundingClientRect();
+			return {Expanded: document.querySelector(".menu").getAttribute("aria-expanded"),
+				Open: Array.from(document.querySelectorAll(".sidebar details[open] > summary")).map(s => s.textContent),
+				Current: cur.textContent, CurrentShown: r.height > 0 && r.top >= 0 && r.bottom <= innerHeight && document.elementFromPoint(r.left + 5, r.top + r.height / 2) === cur};
+		})()`)
+		want := menuState{Expanded: "true", Open: []string{"Module 1: Messaging"}, Current: "Chapter 2: Topics", CurrentShown: true}
+		if got.Expanded != want.Expanded || !slices.Equal(got.Open, want.Open) || got.Current != want.Current || !got.CurrentShown {
+			t.Errorf("the open menu: %+v, want %+v (the current chapter's module open, the others closed, the chapter in view)", got, want)
+		}
+		// Esc closes it and gives the focus back to the button.
+		b.Keys("\x1b")
+		b.WaitFor("Esc to close the chapters", `document.querySelector(".sidebar").getBoundingClientRect().height === 0 && document.activeElement === document.querySelector(".menu")`)
+		// A chapter picked from the menu opens with the menu closed.
+		b.ClickAt("the menu button", menu)
+		b.WaitFor("the chapters", `document.querySelector(".sidebar").getBoundingClientRect().height > 0`)
+		b.ClickAt("Chapter 3", `Array.from(document.querySelectorAll(".sidebar a")).find(a => a.textContent === "Chapter 3: Reference")`)
+		b.WaitFor("chapter 3", `location.pathname === "/docs/module-1/reference" && document.readyState === "complete"`)
+		if n := boxOf(b, nav); n.Shown {
+			t.Errorf("the menu stays open on the chapter picked: %+v", n)
+		}
+	}
+
+	// Wide tables and long code lines scroll inside their block; a long
+	// name in the text breaks; nothing widens the page past the screen.
+	b.Navigate(srv.URL + "/docs/module-1/reference")
+	width := float64(v.Width)
+	for _, sel := range []string{"article table", "article pre", "article p code"} {
+		e := boxOf(b, `document.querySelector("`+sel+`")`)
+		if !e.Shown || e.Right > width+0.5 || e.PageScrollWidth > width || e.ViewWidth > width {
+			t.Errorf("page %s: %+v: it must stay inside the screen (%v wide), and the page not scroll sideways", sel, e, width)
+		}
+		if sel != "article p code" && !e.Shadowed {
+			t.Errorf("page %s: no shadow says it scrolls", sel)
+		}
+		if v.Mobile && sel != "article p code" && e.ScrollWidth <= e.ClientWidth {
+			t.Errorf("page %s on a phone: %+v: it is wider than the screen and must scroll inside its block", sel, e)
+		}
+	}
+	b.Exec(`document.querySelector("article table").scrollIntoView({block: "center"})`)
+	shot("03-wide-page")
+
+	b.OpenPanel()
+	b.Ask("Show me the wide reference table")
+	b.Exec(`Array.from(R.querySelectorAll(".msg.assistant")).pop().scrollIntoView({block: "start"})`)
+	shot("04-wide-answer")
+	panel := boxOf(b, `R.querySelector(".log")`)
+	if panel.ScrollWidth > panel.ClientWidth {
+		t.Errorf("the conversation scrolls sideways: %+v", panel)
+	}
+	for _, sel := range []string{".table", "pre"} {
+		e := boxOf(b, `Array.from(R.querySelectorAll(".msg.assistant .body `+sel+`")).pop()`)
+		if !e.Shown || e.Left < panel.Left-0.5 || e.Right > panel.Right+0.5 {
+			t.Errorf("answer %s: %+v lies outside the conversation (%v-%v)", sel, e, panel.Left, panel.Right)
+		}
+		if e.ScrollWidth <= e.ClientWidth || !e.Shadowed {
+			t.Errorf("answer %s: %+v: it is wider than the panel and must scroll inside its block, with a shadow that says so", sel, e)
+		}
 	}
 	if ex := b.Exceptions(); len(ex) > 0 {
 		t.Errorf("JavaScript exceptions: %q", ex)

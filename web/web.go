@@ -27,7 +27,7 @@ import (
 	"time"
 )
 
-//go:embed templates/page.html static/page.css static/widget.js static/widget.css
+//go:embed templates/page.html static/page.css static/page.js static/widget.js static/widget.css
 var assets embed.FS
 
 // Options configure a Handler.
@@ -50,6 +50,9 @@ type Handler struct {
 	page   *template.Template
 	css    template.CSS
 	widget asset
+	// pageJS is the page's own script: the chapters behind a menu button
+	// on a narrow screen.
+	pageJS asset
 	// favicon is /favicon.ico, which browsers ask every site for.
 	favicon asset
 	mux     *http.ServeMux
@@ -88,6 +91,11 @@ func New(bookFS fs.FS, opts Options) (*Handler, error) {
 	if h.widget, err = buildWidget(opts.Title); err != nil {
 		return nil, err
 	}
+	js, err := assets.ReadFile("static/page.js")
+	if err != nil {
+		return nil, err
+	}
+	h.pageJS = asset{body: js, etag: etag(js)}
 	if h.favicon, err = buildFavicon(); err != nil {
 		return nil, err
 	}
@@ -99,6 +107,7 @@ func New(bookFS fs.FS, opts Options) (*Handler, error) {
 
 	h.mux = http.NewServeMux()
 	h.mux.HandleFunc("GET /widget.js", h.serveWidget)
+	h.mux.HandleFunc("GET /page.js", h.servePageJS)
 	h.mux.HandleFunc("GET /favicon.ico", h.serveFavicon)
 	h.mux.HandleFunc("GET /{$}", h.serveHome)
 	h.mux.HandleFunc("GET /docs", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/", http.StatusFound) })
@@ -152,6 +161,13 @@ func (h *Handler) serveWidget(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	w.Header().Set("ETag", h.widget.etag)
 	http.ServeContent(w, r, "widget.js", time.Time{}, bytes.NewReader(h.widget.body))
+}
+
+func (h *Handler) servePageJS(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	w.Header().Set("ETag", h.pageJS.etag)
+	http.ServeContent(w, r, "page.js", time.Time{}, bytes.NewReader(h.pageJS.body))
 }
 
 func (h *Handler) serveHome(w http.ResponseWriter, r *http.Request) {

@@ -126,6 +126,7 @@ func TestRoutes(t *testing.T) {
 		{"unknown path", "/nope", 404, "text/html", []string{"Page not found"}},
 		{"too deep", "/docs/a/b/c", 404, "text/html", nil},
 		{"widget", "/widget.js", 200, "text/javascript", []string{"textbook-rag:session", ":host"}},
+		{"the page's script", "/page.js", 200, "text/javascript", []string{"has-menu", `aria-expanded`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -242,6 +243,14 @@ func TestNavigation(t *testing.T) {
 	}
 	if !strings.Contains(body, `<script src="/widget.js" data-api="" data-book-url="/docs"></script>`) {
 		t.Error("page does not include the widget")
+	}
+	// On a narrow screen the chapters wait behind the menu button, which
+	// page.js, in the head, shows.
+	for _, s := range []string{`<script src="/page.js"></script>
+</head>`, `<button class="menu" type="button" aria-expanded="false" aria-controls="sidebar" hidden>`, `<nav class="sidebar" id="sidebar" aria-label="Chapters">`} {
+		if !strings.Contains(body, s) {
+			t.Errorf("page lacks %q", s)
+		}
 	}
 	if !strings.Contains(body, "Test &lt;Book&gt;") {
 		t.Error("title not escaped")

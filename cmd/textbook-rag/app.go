@@ -66,6 +66,14 @@ type Main struct {
 	closers []func() error
 }
 
+// Search is the reader's site search (GET /api/search, and the sections
+// the widget offers after an insufficient_context refusal): the built-in
+// retriever over the book, whichever retriever answers, never below the
+// empty threshold; the sections of the tutor's own top k come first.
+func (m *Main) Search() rag.SectionSearch {
+	return rag.SectionSearch{Retriever: m.Lexical, Floor: m.Config.Tutor.EmptyThreshold, First: m.Config.Tutor.TopK}
+}
+
 // NewMain returns the wiring for cfg, logging JSON to stderr. The
 // application and access logs and, by default, the refusal log share one
 // logline.Writer to stderr: their lines stay whole and apart on a full

@@ -15,7 +15,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f.str(&cfg.Docs, "docs", "TEXTBOOK_RAG_DOCS", "textbook folder; empty = the built-in sample book")
 	f.answering()
 	var questions, books string
-	var asJSON, verbose, strict, split bool
+	var asJSON, verbose, strict, split, links bool
+	linkLimit := widgetLinks
 	opt := eval.DefaultFitOptions()
 	f.fs.StringVar(&questions, "questions", "", "question file (JSON Lines, see ../shared/eval/FORMAT.md)")
 	f.fs.StringVar(&books, "books", "", "leave-one-book-out over a books.tsv: each book evaluated with a model fitted on the others")
@@ -24,12 +25,17 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f.fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.fs.BoolVar(&verbose, "verbose", false, "list every wrong question with the reason")
 	f.fs.BoolVar(&split, "split", false, "with --books: also print where each book's worded questions end (gates, no right candidate, right not picked, right pick)")
+	f.fs.BoolVar(&links, "search-links", false, "also measure the sections the widget offers after an insufficient_context refusal: how often the gold section of a refused answerable question is among them")
+	f.fs.IntVar(&linkLimit, "links", linkLimit, "with --search-links: sections offered a refusal (the widget shows 3)")
 	f.fs.BoolVar(&strict, "strict", false, "exit non-zero when an acceptance bar is missed (wrong answers above 2% of the questions among them)")
 	if err := f.parse(args); err != nil {
 		return err
 	}
 	if books != "" {
-		passed, err := runLeaveOneOut(ctx, cfg, books, opt, verbose, split, stdout, stderr)
+		if !links {
+			linkLimit = 0
+		}
+		passed, err := runLeaveOneOut(ctx, cfg, books, opt, verbose, split, linkLimit, stdout, stderr)
 		if err == nil && strict && !passed {
 			err = fmt.Errorf("evaluation missed an acceptance bar on a book")
 		}
@@ -69,8 +75,22 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if links && !asJSON {
+		l, err := eval.LinksOf(ctx, questions, app.Search(), linkLimit, qs, report, app.Index.Chunk)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout)
+		if err := eval.WriteLinksTable(stdout, []eval.Links{l}); err != nil {
+			return err
+		}
+	}
 	if strict && !report.Passed() {
 		return fmt.Errorf("evaluation missed an acceptance bar")
 	}
 	return nil
 }
+
+// widgetLinks is how many sections the widget offers after an
+// insufficient_context refusal (WHERE_LINKS in web/static/widget.js).
+const widgetLinks = 3

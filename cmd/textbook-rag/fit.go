@@ -138,8 +138,10 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 }
 
 // runLeaveOneOut evaluates each book of a books.tsv file with a model
-// fitted on the others and prints the per-book figures and their mean.
-func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.FitOptions, verbose, split bool, stdout, stderr io.Writer) (bool, error) {
+// fitted on the others and prints the per-book figures and their mean;
+// with links > 0, also how often the sections offered after an
+// insufficient_context refusal (links of them) hold the answer.
+func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.FitOptions, verbose, split bool, links int, stdout, stderr io.Writer) (bool, error) {
 	books, err := openBooks(ctx, cfg, booksPath, stderr)
 	if err != nil {
 		return false, err
@@ -159,6 +161,7 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 	}
 	var rows []eval.BookFigures
 	var splits []eval.Split
+	var linkRows []eval.Links
 	passed := true
 	for i, b := range books {
 		var others []*eval.Labelled
@@ -183,6 +186,13 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 			}
 			fmt.Fprintln(stdout)
 		}
+		if links > 0 {
+			l, err := eval.LinksOf(ctx, b.Name, b.app.Search(), links, b.qs, rep, b.app.Index.Chunk)
+			if err != nil {
+				return false, fmt.Errorf("book %s: %w", b.Name, err)
+			}
+			linkRows = append(linkRows, l)
+		}
 		rows = append(rows, eval.FiguresOf(b.Name, rep))
 		splits = append(splits, eval.SplitOf(labelled[i], b.qs, m))
 		if split {
@@ -196,6 +206,12 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 	}
 	if split {
 		if err := eval.WriteSplitTable(stdout, splits); err != nil {
+			return false, err
+		}
+		fmt.Fprintln(stdout)
+	}
+	if links > 0 {
+		if err := eval.WriteLinksTable(stdout, linkRows); err != nil {
 			return false, err
 		}
 		fmt.Fprintln(stdout)

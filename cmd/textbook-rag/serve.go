@@ -92,6 +92,7 @@ func (m *Main) openService(ctx context.Context) error {
 	m.Server.Refusals = m.Refusals
 	m.Server.History = m.History
 	m.Server.Chunks = m.Index
+	m.Server.Search = m.Search()
 	m.Server.Web = page
 	xr, _ := m.History.(rag.ExchangeReader)
 	m.Server.Report = reportSource(cfg, m.Index, xr)

@@ -276,16 +276,22 @@
     });
     if (!list.length) { box.hidden = true; return; }
     box.hidden = false;
-    var external = false;
-    try { external = new URL(bookURL, location.href).origin !== location.origin; } catch (e) { /* relative */ }
     var ul = el("ul");
     list.forEach(function (s) {
-      var a = el("a", { href: sourceHref(s), class: "source", text: s.section_heading || s.chapter_id });
-      if (external) { a.target = "_blank"; a.rel = "noopener"; } else a.addEventListener("click", visitSource);
-      ul.appendChild(el("li", null, [a]));
+      ul.appendChild(el("li", null, [sourceLink(s, s.section_heading || s.chapter_id)]));
     });
     box.appendChild(el("p", { class: "sources-label", text: "Sources" }));
     box.appendChild(ul);
+  }
+
+  // sourceLink is a link into the book: a new tab for a book on another
+  // site, else a visit that gets the tutor out of the way.
+  function sourceLink(s, text) {
+    var a = el("a", { href: sourceHref(s), class: "source", text: text });
+    var external = false;
+    try { external = new URL(bookURL, location.href).origin !== location.origin; } catch (e) { /* relative */ }
+    if (external) { a.target = "_blank"; a.rel = "noopener"; } else a.addEventListener("click", visitSource);
+    return a;
   }
 
   // visitSource gets the tutor out of the way of the section a source link
@@ -302,7 +308,7 @@
   // same question of the whole book, "edit" puts it back into the box.
   var REFUSALS = {
     empty_retrieval: { label: "Not in the textbook", next: "Ask about something the course covers." },
-    insufficient_context: { label: "Not enough in the textbook to be sure", next: "A more specific question may find it.", action: "edit", button: "Edit the question" },
+    insufficient_context: { label: "Not enough in the textbook to be sure", next: "A more specific question may find it.", action: "edit", button: "Edit the question", where: true },
     out_of_scope: { label: "Outside this course", next: "Ask about one of the course's topics." },
     selected_text_insufficient: { label: "Not in your selection", next: "Ask without it?", action: "reask", button: "Ask the whole textbook" }
   };
@@ -519,8 +525,9 @@
   }
 
   // showRefusal shows a refusal under its reason's label, with the next
-  // step; question is the question it refused.
-  function showRefusal(a, text, reason, question) {
+  // step; question is the question it refused, live whether it was just
+  // asked (not shown again from the history).
+  function showRefusal(a, text, reason, question, live) {
     keepBottom(function () {
       var info = refusalInfo(reason);
       a.el.classList.remove("pending");
@@ -542,7 +549,74 @@
         next
       );
       a.sources.hidden = true;
+      if (info.where && question) {
+        var where = el("div", { class: "where", hidden: true });
+        a.el.appendChild(where);
+        if (live) showWhere(where, question);
+        else offerWhere(where, question);
+      }
     });
+  }
+
+  // WHERE_LINKS is how many of the book's closest sections a refusal for
+  // want of context offers.
+  var WHERE_LINKS = 3;
+
+  // showWhere puts the book's sections closest to the question under an
+  // insufficient_context refusal, from the tutor's site search: the
+  // refusal stays the spec's, and the reader still gets where to read.
+  // A failed search shows nothing: the refusal already says what to do.
+  // asked: the reader pressed the button for it, and is told the outcome.
+  function showWhere(box, question, asked) {
+    return fetch(apiBase + "/api/search?limit=" + WHERE_LINKS + "&q=" + encodeURIComponent(question), { headers: { Accept: "application/json" } })
+      .then(function (res) {
+        if (!res.ok) throw new Error("HTTP " + res.status);
+        return res.json();
+      })
+      .then(function (data) {
+        var list = data && Array.isArray(data.results) ? data.results : [];
+        keepBottom(function () { renderWhere(box, list, asked); });
+      })
+      .catch(function (err) {
+        if (!asked) { box.hidden = true; return; }
+        throw err;
+      });
+  }
+
+  // offerWhere is showWhere on demand, for a refusal shown again from the
+  // history: a long conversation does not run a search per refusal.
+  function offerWhere(box, question) {
+    var b = el("button", { type: "button", class: "where-load", text: "Where does the book discuss this?" });
+    b.addEventListener("click", function () {
+      b.disabled = true;
+      showWhere(box, question, true).catch(function () {
+        b.disabled = false;
+        b.textContent = "The sections could not be looked up. Try again";
+      });
+    });
+    box.replaceChildren(b);
+    box.hidden = false;
+  }
+
+  function renderWhere(box, list, asked) {
+    box.textContent = "";
+    if (!list.length && asked) {
+      box.appendChild(el("p", { class: "where-none", text: "No section of the book comes close to this question." }));
+      return;
+    }
+    if (!list.length) { box.hidden = true; return; }
+    var ul = el("ul");
+    list.forEach(function (r) {
+      if (!r || typeof r.title !== "string") return;
+      var a = sourceLink({ path: r.path, anchor: r.anchor }, r.title);
+      var li = el("li", null, [a]);
+      if (r.chapter && r.chapter !== r.title) li.appendChild(el("span", { class: "where-chapter", text: r.chapter }));
+      ul.appendChild(li);
+    });
+    if (!ul.children.length) { box.hidden = true; return; }
+    box.appendChild(el("p", { class: "sources-label", text: "Where the book discusses this" }));
+    box.appendChild(ul);
+    box.hidden = false;
   }
 
   function refusalAction(action, question) {
@@ -850,7 +924,7 @@
           if (d.session_id) { state.session = d.session_id; state.historyLoaded = true; save("localStorage", SESSION_KEY, d.session_id); }
           if (attached) rememberQuote(state.session, userMsg, question, excerpt(attached.text, QUOTE_CHARS));
           if (d.was_refusal) {
-            showRefusal(a, d.answer, d.refusal_reason, question);
+            showRefusal(a, d.answer, d.refusal_reason, question, true);
             say(refusalInfo(d.refusal_reason).label + ". " + (d.answer || ""));
           } else {
             showAnswer(a, d.answer || got.text, d.sources && d.sources.length ? d.sources : got.sources);
