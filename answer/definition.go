@@ -2,6 +2,7 @@ package answer
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/textbook-rag/rag/analysis"
@@ -12,30 +13,69 @@ import (
 // topic" is a topic). A passage answers it best when it defines that very
 // term, not a neighbour that shares a modifier ("ROS 2 is ...").
 
-// focusQuestion captures X in "what is X", "define X", "what does X mean"
-// and their kin, up to a clause that only places it ("in Gazebo", "when
-// ...").
+// focusIsX and focusXMean capture X in "what is X", "define X", "what
+// does X mean" and their kin when that is the whole question, but for a
+// lead-in before a comma ("In the glossary, what is X?") or a clause that
+// places it ("... in Gazebo?"): a question that goes on ("what is X, and
+// who defines it?") asks more than a definition.
 var (
-	focusIsX   = regexp.MustCompile(`(?i)\b(?:what\s+(?:is|are|was|were)|what's|whats|define|definition\s+of|meaning\s+of|explain\s+what)\s+(?:an?\s+|the\s+)?(.+?)\s*(?:[?.!,;:]|\s+(?:in|on|for|within|inside|when|and|used|exactly|actually|really|mean|means)\b|$)`)
-	focusXMean = regexp.MustCompile(`(?i)\bwhat\s+(?:does|do|did)\s+(?:an?\s+|the\s+)?(.+?)\s+(?:mean|stand\s+for|refer\s+to)\b`)
+	focusIsX   = regexp.MustCompile(`(?i)^(?:[^?]*?,\s*)?(?:what\s+(?:is|are|was|were)|what's|whats|define|definition\s+of|meaning\s+of|explain\s+what)\s+(?:an?\s+|the\s+)?(.+?)(?:\s+(?:in|on|within|inside|according\s+to)\s+[^,;?]*)?\s*[?.!]?\s*$`)
+	focusXMean = regexp.MustCompile(`(?i)^(?:[^?]*?,\s*)?what\s+(?:does|do|did)\s+(?:an?\s+|the\s+)?(.+?)\s+(?:mean|stand\s+for|refer\s+to)(?:\s+(?:in|on|within|inside|according\s+to)\s+[^,;?]*)?\s*[?.!]?\s*$`)
 )
 
-// definitionFocus returns the stem of the head of the term a definition
-// question asks about, or "" when the question asks for no definition.
-func definitionFocus(question string) string {
+// focusTerm is the term a definition question asks about: the stems of
+// its words and its head (the last).
+type focusTerm struct {
+	head  string
+	stems []string
+}
+
+// definitionFocus returns the term a definition question asks about, or
+// ok false when the question asks for no definition, or asks about more
+// than one plain term ("the difference between a topic and a service",
+// "the purpose of a topic").
+func definitionFocus(question string) (f focusTerm, ok bool) {
 	var x string
 	if m := focusXMean.FindStringSubmatch(question); m != nil {
 		x = m[1]
 	} else if m := focusIsX.FindStringSubmatch(question); m != nil {
 		x = m[1]
 	}
-	head := ""
 	for _, t := range analysis.Tokenize(x) {
-		if !t.Part && !analysis.Stopwords[t.Word] && !analysis.QuestionWords[t.Word] {
-			head = t.Stem
+		if t.Part {
+			continue
+		}
+		if analysis.Stopwords[t.Word] || analysis.QuestionWords[t.Word] {
+			return focusTerm{}, false
+		}
+		f.stems = append(f.stems, t.Stem)
+		f.head = t.Stem
+	}
+	return f, f.head != ""
+}
+
+// definesFocus reports a unit that defines, in so many words and with
+// the term set in bold or italics (see markedDefinedTerm: the author's
+// mark of the definition), the head of the term asked about, with the
+// term's other words in the unit itself or around it (its heading,
+// section or chapter): "A **topic** is ..." in the ROS 2 chapter defines
+// "a ROS 2 topic".
+func definesFocus(u *unit, f focusTerm) bool {
+	if !u.defined[f.head] || markedDefinedTerm(u) == "" {
+		return false
+	}
+	// "**DDS Layer**" defines a part of DDS, not DDS.
+	for s := range u.defined {
+		if !slices.Contains(f.stems, s) {
+			return false
 		}
 	}
-	return head
+	for _, s := range f.stems {
+		if !u.defined[s] && !u.terms[s] && u.ctx.source(s) < fromSection {
+			return false
+		}
+	}
+	return true
 }
 
 // Explicit definitions: the term a passage defines in so many words. A
@@ -50,20 +90,12 @@ var (
 )
 
 // definedTerm returns the stems of the term a unit defines in so many
-// words: a leading bold or italic term, the first cell of a table row
-// ("| **Drift** | Slowly changing bias |"), the subject of "X is ...", "X
-// refers to ..." (see definitionShape), or the term of "... is called
-// X". It returns nil for a unit that defines nothing.
+// words: a leading bold or italic term ("**Stall torque**: ..."), the
+// subject of "X is ...", "X refers to ..." (see definitionShape), or the
+// term of "... is called X". It returns nil for a unit that defines
+// nothing; a table row describes its first cell rather than defining it.
 func definedTerm(u *unit) map[string]bool {
 	t := strings.TrimSpace(itemLine.ReplaceAllString(u.text, ""))
-	if u.kind == row {
-		lines := strings.Split(u.text, "\n")
-		cells := strings.Split(strings.Trim(strings.TrimSpace(lines[len(lines)-1]), "|"), "|")
-		if len(cells) < 2 {
-			return nil
-		}
-		return termStems(strings.Trim(strings.TrimSpace(cells[0]), "*_`"))
-	}
 	if u.kind != sentence && u.kind != item && u.kind != label {
 		return nil
 	}

@@ -104,10 +104,42 @@ const (
 func (ans *Answerer) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passage {
 	r, units, cands := ans.prepare(question, chunks)
 	best := ans.best(cands)
+	// A threshold of 1 answers nothing (a stale model: see DefaultModel),
+	// definitions included.
 	if best == nil || best.p < ans.model.Threshold {
-		return nil
+		if best = definer(r, units, cands); best == nil || ans.model.Threshold >= 1 {
+			return nil
+		}
 	}
 	return ans.quote(r, units, chunks, windowsOf(cands, best.section))
+}
+
+// definer returns, for a question that asks what a term is, the most
+// probable candidate whose section defines that term in so many words
+// (see definesFocus): where the model is unsure, a book's own marked
+// definition answers "what is X?". It returns nil for other questions,
+// or when no candidate defines the term. cands must be scored.
+func definer(r reading, units []*unit, cands []candidate) *candidate {
+	if !r.hasFocus {
+		return nil
+	}
+	defines := map[sectionKey]bool{}
+	for _, u := range units {
+		if definesFocus(u, r.focus) {
+			defines[keyOf(u)] = true
+		}
+	}
+	sum := map[string]float64{}
+	for _, c := range cands {
+		sum[c.group] += c.p
+	}
+	var best *candidate
+	for i, c := range cands {
+		if defines[keyOf(units[c.w.from])] && (best == nil || sum[c.group] > sum[best.group]) {
+			best = &cands[i]
+		}
+	}
+	return best
 }
 
 // windowsOf returns the windows of a section's candidates, the one that
@@ -131,8 +163,10 @@ func windowsOf(cands []candidate, section string) []window {
 type Candidate struct {
 	Features []float64
 	Passages []rag.Passage
-	// Section names the candidate's section in the book (see Pick).
-	Section string
+	// Section names the candidate's section in the book; Group what its
+	// probability adds up with (see Pick): its section, or the first
+	// section of the same text.
+	Section, Group string
 }
 
 // Candidates lists every candidate passage of the chunks for a question,
@@ -148,7 +182,7 @@ func (ans *Answerer) Candidates(question string, chunks []rag.ScoredChunk) []Can
 			q = ans.quote(r, units, chunks, windowsOf(cands, c.section))
 			quotes[c.section] = q
 		}
-		out[i] = Candidate{Features: c.x, Passages: q, Section: c.section}
+		out[i] = Candidate{Features: c.x, Passages: q, Section: c.section, Group: c.group}
 	}
 	return out
 }
@@ -171,11 +205,11 @@ func (ans *Answerer) best(cands []candidate) *candidate {
 		return nil
 	}
 	probs := ans.score(cands)
-	sections := make([]string, len(cands))
+	groups := make([]string, len(cands))
 	for i, c := range cands {
-		sections[i] = c.section
+		groups[i] = c.group
 	}
-	i, p := Pick(probs, sections)
+	i, p := Pick(probs, groups)
 	best := cands[i]
 	best.p = p
 	return &best
@@ -278,7 +312,11 @@ type reading struct {
 	wantsCode  bool
 	want       *regexp.Regexp // the answer type a passage must state, or nil
 	definition bool
-	wantsList  bool
+	// focus is the term a definition question asks about (see
+	// definitionFocus); hasFocus is false for other questions.
+	focus     focusTerm
+	hasFocus  bool
+	wantsList bool
 }
 
 func readQuestion(q analysis.Query, question string) reading {
@@ -288,6 +326,7 @@ func readQuestion(q analysis.Query, question string) reading {
 	for _, t := range q.Terms {
 		r.qstems[t.Stem] = true
 	}
+	r.focus, r.hasFocus = definitionFocus(question)
 	return r
 }
 
@@ -891,6 +930,10 @@ func subjectOf(text, heading string) map[string]bool {
 var labelWords = map[string]bool{
 	"definition": true, "meaning": true, "example": true, "examples": true, "note": true,
 	"key idea": true, "key insight": true, "summary": true, "description": true, "in short": true,
+	"solution": true, "tip": true, "warning": true, "important": true, "goal": true, "tools": true,
+	"result": true, "output": true, "answer": true, "remember": true, "caution": true, "hint": true,
+	"problem": true, "task": true, "challenge": true, "purpose": true, "why": true, "how": true,
+	"features": true, "benefits": true, "advantages": true, "limitations": true, "use case": true,
 }
 
 // definitionShape matches "A topic is ...", "SDF (Simulation Description
@@ -1020,7 +1063,7 @@ func (ans *Answerer) explainLeaders(cands []candidate) string {
 		switch {
 		case first == nil:
 			first = &cands[i]
-		case cands[i].section != first.section:
+		case cands[i].group != first.group:
 			second = &cands[i]
 		}
 		if second != nil {

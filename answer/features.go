@@ -145,6 +145,11 @@ type candidate struct {
 	// section is the candidate's chapter and heading: overlapping chunks
 	// can hold the same section.
 	section string
+	// group is what the candidate's probability adds up with: its
+	// section, or the first section of the same text (a book may repeat
+	// a chapter, in a variant or a second edition: the same text answers
+	// the same).
+	group string
 }
 
 // howQuestion matches questions that ask for a way of doing something.
@@ -429,6 +434,20 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 		}
 		at[k] = len(secs)
 		secs = append(secs, c)
+	}
+	sectionText := map[sectionKey]string{}
+	for _, u := range units {
+		sectionText[keyOf(u)] += u.text + "\n"
+	}
+	groupOf := map[string]string{}
+	for i := range secs {
+		text := sectionText[keyOf(units[secs[i].w.from])]
+		if g, ok := groupOf[text]; ok {
+			secs[i].group = g
+			continue
+		}
+		groupOf[text] = secs[i].section
+		secs[i].group = secs[i].section
 	}
 	// Gaps: how far each candidate falls behind the best for the
 	// question, which a probability per passage cannot see by itself.

@@ -106,3 +106,35 @@ func TestCandidatesCarryFeaturesAndQuotes(t *testing.T) {
 		t.Error("no candidate quotes the price row with answer_type_stated")
 	}
 }
+
+// Where the model is unsure, the book's own marked definition answers a
+// question that asks what that term is; it answers nothing else.
+func TestDefinitionAnswersWhereTheModelIsUnsure(t *testing.T) {
+	ans := newAnswerer(testChunks)
+	all := []rag.ScoredChunk{{Chunk: testChunks[0], Score: 0.9}, {Chunk: testChunks[1], Score: 0.8}}
+	unsure := ZeroModel()
+	unsure.Threshold = 0.99
+	ans.SetModel(unsure)
+	tests := []struct {
+		q    string
+		want bool
+	}{
+		{"What is a topic?", true},
+		{"whats a topic in this book?", true},
+		{"What is a ROS 2 topic?", false}, // nothing around the definition says ROS 2
+		{"In the topics chapter, what is a topic?", true},
+		{"What is a topic, and who publishes to it?", false},
+		{"What is the difference between a topic and a service?", false},
+		{"How do publishers use a topic?", false},
+		{"What is a service?", false}, // the book describes services but marks no definition
+	}
+	for _, tt := range tests {
+		ps := ans.Evidence(tt.q, all)
+		if got := len(ps) > 0; got != tt.want {
+			t.Errorf("%q: answered %v, want %v", tt.q, got, tt.want)
+		}
+		if tt.want && len(ps) > 0 && !strings.Contains(ps[0].Text, "named channel") {
+			t.Errorf("%q: quoted %q, want the definition", tt.q, ps[0].Text)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package answer
 
 import (
 	"regexp"
+
+	"github.com/textbook-rag/rag"
 	"slices"
 	"sort"
 	"strings"
@@ -16,6 +18,19 @@ type Probe struct {
 	// Candidate.Section names them): a term may be defined in more than
 	// one place.
 	Sections []string
+}
+
+// headingTerm is the term a heading names: without a leading number
+// ("3. Services") or a trailing question mark ("What is RCLPY?" names
+// RCLPY).
+func headingTerm(h string) string {
+	h = strings.TrimSpace(h)
+	h = strings.TrimLeft(h, "0123456789. ")
+	h = strings.TrimSuffix(h, "?")
+	for _, p := range []string{"What is ", "What are ", "what is ", "what are "} {
+		h = strings.TrimPrefix(h, p)
+	}
+	return strings.TrimSpace(h)
 }
 
 // markedTerm matches a term set in bold or italics ("**topic**",
@@ -58,6 +73,17 @@ func (ans *Answerer) DefinitionProbes() []Probe {
 			}
 		}
 	}
+	// A section headed by the term is its own section too ("Forward
+	// Kinematics" in the kinematics chapter, beside the glossary's entry).
+	for _, c := range ans.book.Chunks() {
+		for _, h := range append([]rag.Heading{{Text: c.SectionHeading}}, c.Headings...) {
+			if s := sites[strings.ToLower(headingTerm(h.Text))]; s != nil {
+				if sec := c.ChapterPath + " › " + h.Text; !slices.Contains(s.sections, sec) {
+					s.sections = append(s.sections, sec)
+				}
+			}
+		}
+	}
 	all := make([]*site, 0, len(sites))
 	for _, s := range sites {
 		all = append(all, s)
@@ -70,9 +96,27 @@ func (ans *Answerer) DefinitionProbes() []Probe {
 	return out
 }
 
-// markedDefinedTerm returns the term a unit defines when the text sets it
-// in bold or italics, as written without the marks; "" otherwise.
+// definingSentence matches a sentence that defines its marked subject in
+// so many words: "A **topic** is ...", "*Drift* refers to ...", "...
+// is called a *topic*".
+var definingSentence = regexp.MustCompile(`(?i)^(?:(?:a|an|the)\s+)?(?:\*\*|__|\*|_)[^*_\n]{1,60}(?:\*\*|__|\*|_)(?:\s+\([^)]*\))?\s+(?:is|are|means|refers\s+to|describes|stands\s+for)\s|\b(?:is|are)\s+(?:called|known\s+as|termed|referred\s+to\s+as)\s+(?:an?\s+|the\s+)?(?:\*\*|__|\*|_)`)
+
+// describedTerm matches a paragraph that opens with a bold or italic
+// term and goes on to describe it in a sentence of its own: "**Isaac ROS
+// AprilTag Detection**: GPU-accelerated fiducial marker detection ...".
+var describedTerm = regexp.MustCompile(`^(?:\*\*|__|\*|_)[^*_\n]{1,60}(?:\*\*|__|\*|_)\s*(?::|—|–)\s+\S+(?:\s+\S+){3,}`)
+
+// markedDefinedTerm returns the term a sentence defines when the text
+// sets it in bold or italics, as written without the marks: "A **topic**
+// is a named channel ...", or a paragraph opening "**Topic**: a named
+// channel ..."; "" otherwise. A bold label opening a list item
+// ("1. **Define the velocity**: ...") names a step or a point rather
+// than defining a term, and gives none.
 func markedDefinedTerm(u *unit) string {
+	t := strings.TrimSpace(u.text)
+	if u.kind != sentence || !definingSentence.MatchString(t) && !describedTerm.MatchString(t) {
+		return ""
+	}
 	for _, m := range markedTerm.FindAllStringSubmatch(u.text, -1) {
 		term := ""
 		for _, g := range m[1:] {

@@ -89,7 +89,9 @@ type Asked struct {
 	// it (every answer term, a source at the gold section). Always false
 	// for a question that must be refused.
 	Correct []bool
-	// Section names each candidate's section (chapter › heading).
+	// Section names what each candidate's probability adds up with when
+	// the answerer picks (answer.Candidate.Group): its section (chapter ›
+	// heading), or the first section of the same text.
 	Section []string
 	// AtGold[i]: quoting candidate i cites the gold section, whether or
 	// not the quote holds every answer term. It tells a question whose
@@ -156,7 +158,7 @@ func Collect(ctx context.Context, book string, t *tutor.Tutor, ans *answer.Answe
 			}
 			a.Correct = append(a.Correct, ok)
 			a.AtGold = append(a.AtGold, gold)
-			a.Section = append(a.Section, c.Section)
+			a.Section = append(a.Section, c.Group)
 		}
 		out.Asked = append(out.Asked, a)
 	}

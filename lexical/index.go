@@ -19,6 +19,7 @@ import (
 	"cmp"
 	"context"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,6 +41,10 @@ type Index struct {
 	termChapters map[string][]string
 	chapterDocs  map[string][]int
 }
+
+// emphasis matches a span set in bold or italics ("**topic**",
+// "*scaffolding*", "__SLAM__"), up to a few words.
+var emphasis = regexp.MustCompile(`\*\*([^*\n]{1,60})\*\*|__([^_\n]{1,60})__|(?:^|[\s(])\*([^*\s][^*\n]{0,58})\*`)
 
 // posting is one chunk holding a stem, with what ranking needs of it.
 type posting struct {
@@ -81,6 +86,11 @@ func New(book *analysis.Book) *Index {
 		heads := c.SectionHeading
 		for _, h := range c.Headings {
 			heads += " " + h.Text
+		}
+		// A term the text sets in bold or italics is one of its subjects,
+		// as a heading's words are: a glossary entry, a definition.
+		for _, m := range emphasis.FindAllStringSubmatch(c.Text, -1) {
+			heads += " " + m[1] + m[2] + m[3]
 		}
 		for _, t := range analysis.Tokenize(heads) {
 			if !analysis.Stopwords[t.Word] {

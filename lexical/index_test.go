@@ -126,3 +126,31 @@ func TestScoresDiscriminate(t *testing.T) {
 		}
 	}
 }
+
+// A chunk that sets the question's term in bold or italics (a glossary
+// entry, a definition) is about it, as one that names it in a heading:
+// among chunks that use the term as often, it ranks first.
+func TestEmphasisRanksLikeAHeading(t *testing.T) {
+	chunks := []rag.Chunk{
+		{ID: "plain", ChapterPath: "a", SectionHeading: "Teaching", Text: "Scaffolding helps learners. Teachers remove scaffolding over time."},
+		{ID: "bold", ChapterPath: "b", SectionHeading: "Glossary", Text: "**Scaffolding**: support that helps learners. Teachers remove it over time."},
+		{ID: "italic", ChapterPath: "c", SectionHeading: "Terms", Text: "Learners need support. *Scaffolding* is support a teacher removes over time."},
+		{ID: "other", ChapterPath: "d", SectionHeading: "Grading", Text: "Rubrics make grading fair and quick."},
+	}
+	ix := newIndex(chunks)
+	res, err := ix.Retrieve(context.Background(), "What is scaffolding?", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) < 3 || res[2].ID != "plain" {
+		t.Errorf("ranking %v, want the bold and the italic definitions before the plain mention", ids(res))
+	}
+}
+
+func ids(res []rag.ScoredChunk) []string {
+	var out []string
+	for _, r := range res {
+		out = append(out, r.ID)
+	}
+	return out
+}

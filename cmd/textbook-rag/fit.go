@@ -180,7 +180,7 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 			return false, fmt.Errorf("book %s: %w", b.Name, err)
 		}
 		if verbose {
-			fmt.Fprintf(stdout, "== %s (fitted on the other %d books, threshold %.3f)\n", b.Name, len(others), m.Threshold)
+			fmt.Fprintf(stdout, "== %s (fitted on the other %d books, threshold %.3f, l2 %g)\n", b.Name, len(others), m.Threshold, m.Fit.L2)
 			if err := rep.WriteText(stdout, true); err != nil {
 				return false, err
 			}
