@@ -25,7 +25,7 @@ var (
 // every unit: a passage is read as part of its section and chapter ("the
 // joint types" in the URDF chapter are URDF's).
 func splitUnits(c rag.Chunk) []*unit {
-	return splitUnitsWith(c.Text, c.Headings, c.SectionHeading+" "+c.ChapterTitle, c.SectionHeading, c.Anchor, chunkCredit)
+	return splitUnitsWith(c.Text, c.Headings, c.SectionHeading+" "+c.ChapterTitle+" "+c.ModuleTitle, c.SectionHeading, c.Anchor, chunkCredit)
 }
 
 // splitUnitsWith is splitUnits for any text (a reader's selection has no

@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"text/tabwriter"
 
+	"golang.org/x/sync/errgroup"
+
+	"github.com/textbook-rag/rag/answer"
 	"github.com/textbook-rag/rag/eval"
 )
 
@@ -63,17 +67,23 @@ func openBook(ctx context.Context, cfg Config, b eval.Book, stderr io.Writer) (*
 	return &openedBook{Book: b, app: app, qs: qs, dir: dir}, nil
 }
 
-// collect labels the candidates of every book's questions.
+// collect labels the candidates of every book's questions, the books
+// side by side.
 func collect(ctx context.Context, books []*openedBook) ([]*eval.Labelled, error) {
-	var out []*eval.Labelled
-	for _, b := range books {
-		l, err := eval.Collect(ctx, b.Name, b.app.Tutor, b.app.Answerer, b.qs, b.app.Index.Chunk)
-		if err != nil {
-			return nil, fmt.Errorf("book %s: %w", b.Name, err)
-		}
-		out = append(out, l)
+	out := make([]*eval.Labelled, len(books))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, b := range books {
+		g.Go(func() error {
+			l, err := eval.Collect(gctx, b.Name, b.app.Tutor, b.app.Answerer, b.qs, b.app.Index.Chunk)
+			if err != nil {
+				return fmt.Errorf("book %s: %w", b.Name, err)
+			}
+			out[i] = l
+			return nil
+		})
 	}
-	return out, nil
+	return out, g.Wait()
 }
 
 func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -159,50 +169,75 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 	if err != nil {
 		return false, err
 	}
+	// The folds are independent: each fits on the other books' labels
+	// and asks its own book's tutor, so they run side by side.
+	type fold struct {
+		m     *answer.Model
+		rep   *eval.Report
+		split eval.Split
+		check eval.SelfCheck
+		links eval.Links
+	}
+	folds := make([]fold, len(books))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, b := range books {
+		g.Go(func() error {
+			var others []*eval.Labelled
+			for j, l := range labelled {
+				if j != i {
+					others = append(others, l)
+				}
+			}
+			m, err := eval.Fit(others, opt)
+			if err != nil {
+				return fmt.Errorf("fit without %s: %w", b.Name, err)
+			}
+			b.app.Answerer.SetModel(m)
+			rep, err := eval.Run(gctx, b.app.Tutor, b.qs, b.app.Index.Chunk)
+			if err != nil {
+				return fmt.Errorf("book %s: %w", b.Name, err)
+			}
+			f := fold{m: m, rep: rep, split: eval.SplitOf(labelled[i], b.qs, m)}
+			if links > 0 {
+				if f.links, err = eval.LinksOf(gctx, b.Name, b.app.Search(), links, b.qs, rep, b.app.Index.Chunk); err != nil {
+					return fmt.Errorf("book %s: %w", b.Name, err)
+				}
+			}
+			if split {
+				if f.check, err = eval.RunSelfCheck(gctx, b.app.Tutor, b.app.Answerer.DefinitionProbes(), b.app.Index.Chunk); err != nil {
+					return fmt.Errorf("book %s: %w", b.Name, err)
+				}
+			}
+			folds[i] = f
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return false, err
+	}
 	var rows []eval.BookFigures
 	var splits []eval.Split
 	var linkRows []eval.Links
 	passed := true
 	for i, b := range books {
-		var others []*eval.Labelled
-		for j, l := range labelled {
-			if j != i {
-				others = append(others, l)
-			}
-		}
-		m, err := eval.Fit(others, opt)
-		if err != nil {
-			return false, fmt.Errorf("fit without %s: %w", b.Name, err)
-		}
-		b.app.Answerer.SetModel(m)
-		rep, err := eval.Run(ctx, b.app.Tutor, b.qs, b.app.Index.Chunk)
-		if err != nil {
-			return false, fmt.Errorf("book %s: %w", b.Name, err)
-		}
+		f := folds[i]
 		if verbose {
-			fmt.Fprintf(stdout, "== %s (fitted on the other %d books, threshold %.3f, l2 %g)\n", b.Name, len(others), m.Threshold, m.Fit.L2)
-			if err := rep.WriteText(stdout, true); err != nil {
+			fmt.Fprintf(stdout, "== %s (fitted on the other %d books, threshold %.3f, l2 %g)\n", b.Name, len(books)-1, f.m.Threshold, f.m.Fit.L2)
+			if err := f.rep.WriteText(stdout, true); err != nil {
 				return false, err
 			}
 			fmt.Fprintln(stdout)
 		}
 		if links > 0 {
-			l, err := eval.LinksOf(ctx, b.Name, b.app.Search(), links, b.qs, rep, b.app.Index.Chunk)
-			if err != nil {
-				return false, fmt.Errorf("book %s: %w", b.Name, err)
-			}
-			linkRows = append(linkRows, l)
+			linkRows = append(linkRows, f.links)
 		}
-		rows = append(rows, eval.FiguresOf(b.Name, rep))
-		splits = append(splits, eval.SplitOf(labelled[i], b.qs, m))
+		rows = append(rows, eval.FiguresOf(b.Name, f.rep))
+		splits = append(splits, f.split)
 		if split {
-			sc, err := eval.RunSelfCheck(ctx, b.app.Tutor, b.app.Answerer.DefinitionProbes(), b.app.Index.Chunk)
-			if err != nil {
-				return false, fmt.Errorf("book %s: %w", b.Name, err)
-			}
-			fmt.Fprintf(stdout, "%s %s\n", b.Name, sc)
+			fmt.Fprintf(stdout, "%s %s\n", b.Name, f.check)
 		}
-		passed = passed && rep.Passed()
+		passed = passed && f.rep.Passed()
 	}
 	if split {
 		if err := eval.WriteSplitTable(stdout, splits); err != nil {
