@@ -224,8 +224,9 @@ var (
 
 // plainWords reduces Markdown, or text copied from the rendered page, to
 // its lower-cased words: the marks, a link's target, an image, a heading's
-// anchor, a code fence's line and, outside code, a tag are not what a
-// reader sees. Text and its rendering give the same words.
+// anchor, a code fence's line and, outside code, a tag and a list item's
+// marker or number are not what a reader sees (or copies). Text and its
+// rendering give the same words.
 func plainWords(text string) []string {
 	var b strings.Builder
 	code := false
@@ -235,6 +236,7 @@ func plainWords(text string) []string {
 			continue
 		}
 		if !code {
+			line = itemLine.ReplaceAllString(line, " ")
 			line = mdImage.ReplaceAllString(line, " ")
 			line = mdLinkURL.ReplaceAllString(line, " ")
 			line = htmlTag.ReplaceAllString(line, " ")
