@@ -51,6 +51,11 @@ type GenerateRequest struct {
 	// empty in selected-text mode.
 	Context  []ScoredChunk
 	Evidence []Passage
+	// Explanation, in selected-text mode for a question that only points
+	// at the selection, is what the rest of the book adds to it (possibly
+	// nothing); nil for any other question. It is quoted after the
+	// evidence, never instead of it.
+	Explanation *Explanation
 }
 
 // FinishStop is the finish state of a text the generator ended on

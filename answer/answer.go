@@ -13,7 +13,11 @@
 // whichever retriever ran.
 package answer
 
-import "github.com/textbook-rag/rag/analysis"
+import (
+	"sync"
+
+	"github.com/textbook-rag/rag/analysis"
+)
 
 // Answerer finds the passages that answer a question in one book. It is
 // the tutor's evidence finder (tutor.EvidenceFinder).
@@ -23,6 +27,10 @@ type Answerer struct {
 	units map[string][]*unit
 	// model weighs the candidate passages.
 	model *Model
+	// bookText is the book as one run of units, for explaining a
+	// selection (see ExplainSelection); built on first use.
+	textOnce sync.Once
+	bookText *bookText
 }
 
 // New builds the answerer of a book from what the analysis learnt of it,

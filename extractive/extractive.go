@@ -2,7 +2,10 @@
 // own sentences, list items, table rows and code blocks that the evidence
 // finder chose, grouped by the section they come from, in book order. It
 // writes no sentence of content that is not in the context; the only words
-// of its own are the "From …" lines that say where each part comes from.
+// of its own are the lines that say where each part comes from ("From
+// …", and for a selection's explanation "Just before your selection, in
+// …", "The book defines … in …") and, when the book adds nothing to a
+// selection, NothingMore.
 package extractive
 
 import (
@@ -26,6 +29,9 @@ func (Generator) Generate(ctx context.Context, req rag.GenerateRequest, emit fun
 	var parts []string
 	for _, g := range group(req.Evidence) {
 		parts = append(parts, render(g))
+	}
+	if req.Explanation != nil {
+		parts = append(parts, explanation(req.Explanation)...)
 	}
 	var b strings.Builder
 	for i, p := range parts {
@@ -53,14 +59,7 @@ func group(evidence []rag.Passage) []section {
 	for _, p := range evidence {
 		title := "From your selection:"
 		if p.Chunk != nil {
-			h := p.Heading.Text
-			if h == "" {
-				h = p.Chunk.SectionHeading
-			}
-			title = "From “" + h + "” (" + p.Chunk.ChapterTitle + "):"
-			if p.Chunk.ChapterTitle == "" || p.Chunk.ChapterTitle == h {
-				title = "From “" + h + "”:"
-			}
+			title = "From " + place(p) + ":"
 		}
 		if n := len(out); n > 0 && out[n-1].title == title {
 			out[n-1].passages = append(out[n-1].passages, p)

@@ -65,19 +65,25 @@ func TestGenerate(t *testing.T) {
 			if streamed != out.Text {
 				t.Errorf("streamed text %q differs from the answer %q", streamed, out.Text)
 			}
-			golden := filepath.Join("testdata", filepath.Base(t.Name())+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(out.Text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update)", err)
-			}
-			if out.Text != string(want) {
-				t.Errorf("answer =\n%s\nwant\n%s", out.Text, want)
-			}
+			checkGolden(t, out.Text)
 		})
+	}
+}
+
+// checkGolden compares an answer with the test's golden file.
+func checkGolden(t *testing.T, got string) {
+	t.Helper()
+	golden := filepath.Join("testdata", filepath.Base(t.Name())+".golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("answer =\n%s\nwant\n%s", got, want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/textbook-rag/rag"
 )
@@ -123,7 +124,8 @@ func (t *Tutor) Ask(ctx context.Context, req rag.ChatRequest, stream rag.Stream)
 		if len(evidence) == 0 {
 			return t.refuse(req, rag.SelectedTextInsufficient, nil, "")
 		}
-		return t.generate(ctx, req, rag.GenerateRequest{Question: req.Question, SelectedText: req.SelectedText, Evidence: evidence}, stream)
+		g := rag.GenerateRequest{Question: req.Question, SelectedText: req.SelectedText, Evidence: evidence, Explanation: t.explain(req)}
+		return t.generate(ctx, req, g, stream)
 	}
 
 	chunks, err := t.Retriever.Retrieve(ctx, req.Question, t.Config.TopK)
@@ -200,7 +202,7 @@ func (t *Tutor) generate(ctx context.Context, req rag.ChatRequest, g rag.Generat
 // extract answers with the book's passages, streamed as they are
 // rendered: the evidence check has already accepted them.
 func (t *Tutor) extract(ctx context.Context, req rag.ChatRequest, g rag.GenerateRequest, stream rag.Stream) (rag.ChatResponse, error) {
-	sources := SourcesOf(g.Evidence)
+	sources := SourcesOf(append(slices.Clip(g.Evidence), g.Explanation.Passages()...))
 	var emit func(string) error
 	if stream != nil {
 		if err := stream.Sources(sources); err != nil {

@@ -15,7 +15,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f.str(&cfg.Docs, "docs", "TEXTBOOK_RAG_DOCS", "textbook folder; empty = the built-in sample book")
 	f.answering()
 	var questions, books string
-	var asJSON, verbose, strict, split, links bool
+	var asJSON, verbose, strict, split, links, explain bool
 	linkLimit := widgetLinks
 	opt := eval.DefaultFitOptions()
 	f.fs.StringVar(&questions, "questions", "", "question file (JSON Lines, see ../shared/eval/FORMAT.md)")
@@ -27,6 +27,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f.fs.BoolVar(&split, "split", false, "with --books: also print where each book's worded questions end (gates, no right candidate, right not picked, right pick)")
 	f.fs.BoolVar(&links, "search-links", false, "also measure the sections the widget offers after an insufficient_context refusal: how often the gold section of a refused answerable question is among them")
 	f.fs.IntVar(&linkLimit, "links", linkLimit, "with --search-links: sections offered a refusal (the widget shows 3)")
+	f.fs.BoolVar(&explain, "explain-selections", false, "also ask \""+eval.ExplainQuestion+"\" of the selection of every selected_sufficient question, and count the answers that quote a lead-in or a definition from the book")
 	f.fs.BoolVar(&strict, "strict", false, "exit non-zero when an acceptance bar is missed (wrong answers above 2% of the questions among them)")
 	if err := f.parse(args); err != nil {
 		return err
@@ -35,7 +36,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if !links {
 			linkLimit = 0
 		}
-		passed, err := runLeaveOneOut(ctx, cfg, books, opt, verbose, split, linkLimit, stdout, stderr)
+		passed, err := runLeaveOneOut(ctx, cfg, books, opt, verbose, split, linkLimit, explain, stdout, stderr)
 		if err == nil && strict && !passed {
 			err = fmt.Errorf("evaluation missed an acceptance bar on a book")
 		}
@@ -82,6 +83,16 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		fmt.Fprintln(stdout)
 		if err := eval.WriteLinksTable(stdout, []eval.Links{l}); err != nil {
+			return err
+		}
+	}
+	if explain && !asJSON {
+		e, err := eval.ExplainedOf(ctx, questions, app.Tutor, qs)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout)
+		if err := eval.WriteExplainedTable(stdout, []eval.Explained{e}); err != nil {
 			return err
 		}
 	}

@@ -151,7 +151,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // fitted on the others and prints the per-book figures and their mean;
 // with links > 0, also how often the sections offered after an
 // insufficient_context refusal (links of them) hold the answer.
-func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.FitOptions, verbose, split bool, links int, stdout, stderr io.Writer) (bool, error) {
+func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.FitOptions, verbose, split bool, links int, explain bool, stdout, stderr io.Writer) (bool, error) {
 	books, err := openBooks(ctx, cfg, booksPath, stderr)
 	if err != nil {
 		return false, err
@@ -219,6 +219,7 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 	var rows []eval.BookFigures
 	var splits []eval.Split
 	var linkRows []eval.Links
+	var explained []eval.Explained
 	passed := true
 	for i, b := range books {
 		f := folds[i]
@@ -231,6 +232,13 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 		}
 		if links > 0 {
 			linkRows = append(linkRows, f.links)
+		}
+		if explain {
+			e, err := eval.ExplainedOf(ctx, b.Name, b.app.Tutor, b.qs)
+			if err != nil {
+				return false, fmt.Errorf("book %s: %w", b.Name, err)
+			}
+			explained = append(explained, e)
 		}
 		rows = append(rows, eval.FiguresOf(b.Name, f.rep))
 		splits = append(splits, f.split)
@@ -247,6 +255,12 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 	}
 	if links > 0 {
 		if err := eval.WriteLinksTable(stdout, linkRows); err != nil {
+			return false, err
+		}
+		fmt.Fprintln(stdout)
+	}
+	if explain {
+		if err := eval.WriteExplainedTable(stdout, explained); err != nil {
 			return false, err
 		}
 		fmt.Fprintln(stdout)

@@ -1,0 +1,57 @@
+package extractive
+
+import (
+	"strings"
+
+	"github.com/textbook-rag/rag"
+)
+
+// NothingMore follows a selection that a question only points at ("What
+// does this mean?") when the rest of the book adds nothing to it: no
+// definition of its terms elsewhere, no sentence leading into it.
+const NothingMore = "The book says nothing more about this passage."
+
+// Titles of the parts of an explanation; each is followed by where in the
+// book the part comes from.
+const (
+	LeadInTitle     = "Just before your selection, in "
+	DefinitionTitle = "The book defines "
+)
+
+// explanation renders what the book adds to a selection, after it: the
+// sentences that lead into it, then each definition under a line naming
+// its term, each with where it comes from; or NothingMore.
+func explanation(e *rag.Explanation) []string {
+	if e.Empty() {
+		return []string{NothingMore}
+	}
+	var parts []string
+	if len(e.LeadIn) > 0 {
+		parts = append(parts, render(section{title: LeadInTitle + place(e.LeadIn[0]) + ":", passages: e.LeadIn}))
+	}
+	for _, d := range e.Definitions {
+		title := DefinitionTitle + "“" + d.Term + "” in " + place(d.Passage) + ":"
+		if h, c := d.Passage.Heading.Text, d.Passage.Chunk.ChapterTitle; strings.EqualFold(h, d.Term) {
+			// An entry of a glossary: its heading is the term.
+			title = DefinitionTitle + "“" + d.Term + "”:"
+			if c != "" && c != h {
+				title = DefinitionTitle + "“" + d.Term + "” in “" + c + "”:"
+			}
+		}
+		parts = append(parts, render(section{title: title, passages: []rag.Passage{d.Passage}}))
+	}
+	return parts
+}
+
+// place names where a passage of the book comes from: its heading in
+// quotes, and its chapter's title unless that is the heading.
+func place(p rag.Passage) string {
+	h := p.Heading.Text
+	if h == "" {
+		h = p.Chunk.SectionHeading
+	}
+	if p.Chunk.ChapterTitle == "" || p.Chunk.ChapterTitle == h {
+		return "“" + h + "”"
+	}
+	return "“" + h + "” (" + p.Chunk.ChapterTitle + ")"
+}

@@ -1,0 +1,52 @@
+package extractive
+
+import (
+	"context"
+	"testing"
+
+	"github.com/textbook-rag/rag"
+)
+
+// TestGenerateExplanation renders a selection that a question only
+// points at, with what the book adds to it: after the selection, the
+// lead-in and each definition under a line saying where it comes from
+// (a glossary's entry by its chapter), or NothingMore.
+func TestGenerateExplanation(t *testing.T) {
+	topics := &rag.ScoredChunk{Chunk: rag.Chunk{ID: "1", ChapterTitle: "Topics", SectionHeading: "Headers"}}
+	imu := &rag.ScoredChunk{Chunk: rag.Chunk{ID: "2", ChapterTitle: "Sensors", SectionHeading: "IMU"}}
+	glossary := &rag.ScoredChunk{Chunk: rag.Chunk{ID: "3", ChapterTitle: "Glossary", SectionHeading: "Glossary"}}
+	selection := []rag.Passage{{Text: "The stamp is when the data was captured.", Paragraph: 1}, {Text: "It drifts with the clock.", Paragraph: 1}}
+	tests := []struct {
+		name        string
+		explanation *rag.Explanation
+	}{
+		{"selection explained", &rag.Explanation{
+			LeadIn: []rag.Passage{
+				{Text: "Every message carries a header.", Heading: rag.Heading{Text: "Headers"}, Chunk: topics, Paragraph: 2},
+				{Text: "The header has three fields:", Heading: rag.Heading{Text: "Headers"}, Chunk: topics, Paragraph: 3},
+			},
+			Definitions: []rag.Definition{
+				{Term: "Latency", Passage: rag.Passage{Text: "The time between a reading and the action it causes.", Heading: rag.Heading{Text: "Latency"}, Chunk: glossary, Paragraph: 1}},
+				{Term: "Bias", Passage: rag.Passage{Text: "- **Bias**: constant offset that drifts slowly", Heading: rag.Heading{Text: "Error sources"}, Chunk: imu}},
+			},
+		}},
+		{"selection and nothing more", &rag.Explanation{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var streamed string
+			req := rag.GenerateRequest{Question: "What does this mean?", SelectedText: "x", Evidence: selection, Explanation: tt.explanation}
+			out, err := Generator{}.Generate(context.Background(), req, func(d string) error {
+				streamed += d
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if streamed != out.Text {
+				t.Errorf("streamed text %q differs from the answer %q", streamed, out.Text)
+			}
+			checkGolden(t, out.Text)
+		})
+	}
+}

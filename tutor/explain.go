@@ -1,0 +1,34 @@
+package tutor
+
+import "github.com/textbook-rag/rag"
+
+// SelectionExplainer is an EvidenceFinder that also knows what the rest
+// of the book adds to a reader's selection (package answer's is one). A
+// question that only points at the selection ("What does this mean?")
+// gets the whole selection as its evidence, which alone would only repeat
+// it; the extractive answer then quotes, after it, how the book defines
+// the selection's key terms elsewhere and the sentences that lead into
+// it, or says that the book holds nothing more. Whether the selection
+// answers is still judged on the selection alone.
+type SelectionExplainer interface {
+	// ExplainSelection returns the book's help with the selection, and
+	// false for a question that asks something of the selection.
+	ExplainSelection(question, selected string) (rag.Explanation, bool)
+}
+
+// explain returns the book's help with a selection that the question
+// only points at, or nil: for any other question, or an evidence finder
+// that cannot explain. A language model is given the selection alone, as
+// the refusal spec's selected-text mode says; the explanation is quoted
+// by the extractive answer (the model's fallback too).
+func (t *Tutor) explain(req rag.ChatRequest) *rag.Explanation {
+	x, ok := t.Evidence.(SelectionExplainer)
+	if !ok {
+		return nil
+	}
+	e, ok := x.ExplainSelection(req.Question, req.SelectedText)
+	if !ok {
+		return nil
+	}
+	return &e
+}

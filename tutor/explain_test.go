@@ -1,0 +1,183 @@
+package tutor
+
+import (
+	"context"
+	"flag"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/analysis"
+	"github.com/textbook-rag/rag/answer"
+	"github.com/textbook-rag/rag/extractive"
+	"github.com/textbook-rag/rag/internal/testbook"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// Selections of the Explain book (internal/testbook).
+const (
+	stampSelection = "The stamp is when the data was captured, not when it was published. Subscribers compare the stamp with the clock to measure the latency of the channel."
+	breadSelection = "Bread rises when yeast ferments the sugar in the dough."
+)
+
+// bookTutor is the tutor of the Explain book with the book's own
+// answerer and the extractive generator: no language model.
+func bookTutor(t *testing.T) *Tutor {
+	t.Helper()
+	chunks, err := testbook.ExplainChunks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Tutor{
+		Config:     DefaultConfig(),
+		Retriever:  stubRetriever{},
+		Evidence:   answer.New(analysis.NewBook(chunks)),
+		Scope:      DefaultScope(),
+		Extractive: extractive.Generator{},
+		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+}
+
+// TestExplainSelection: a question that only points at the selection is
+// answered with the selection, then what the book adds to it from
+// elsewhere, with its sources; a question that asks something of the
+// selection is answered, or refused, as before.
+func TestExplainSelection(t *testing.T) {
+	tests := []struct {
+		name     string
+		question string
+		selected string
+		golden   string   // the answer's text, in testdata
+		has      []string // text the answer holds
+		sources  []string // the sources' section headings
+		refuse   bool
+	}{
+		{name: "what does this mean", question: "What does this mean?", selected: stampSelection, golden: "explain_stamp.golden",
+			has:     []string{"Each message carries a header with a stamp.", "The time between a sensor reading and the action that it causes."},
+			sources: []string{"Publishing", "Latency", "Headers"}},
+		{name: "explain this", question: "Explain this", selected: stampSelection,
+			has: []string{"Just before your selection", "The book defines “Latency”"}, sources: []string{"Publishing", "Latency", "Headers"}},
+		{name: "the book says nothing more", question: "Summarise this.", selected: breadSelection, golden: "explain_nothing_more.golden",
+			has: []string{extractive.NothingMore}},
+		{name: "a question the selection answers", question: "What do subscribers compare the stamp with?", selected: stampSelection,
+			has: []string{"compare the stamp with the clock"}},
+		{name: "a question the selection does not answer", question: "How far can a LiDAR see?", selected: stampSelection, refuse: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tu := bookTutor(t)
+			var stream readerStream
+			resp, err := tu.Ask(context.Background(), rag.ChatRequest{Question: tt.question, SelectedText: tt.selected, SessionID: "s"}, &stream)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.refuse {
+				if !resp.WasRefusal || *resp.RefusalReason != rag.SelectedTextInsufficient {
+					t.Fatalf("answered %q, want selected_text_insufficient", resp.Answer)
+				}
+				return
+			}
+			if resp.WasRefusal {
+				t.Fatalf("refused: %s", *resp.RefusalReason)
+			}
+			if stream.text != resp.Answer {
+				t.Errorf("streamed %q, answered %q", stream.text, resp.Answer)
+			}
+			if !strings.HasPrefix(resp.Answer, "From your selection:\n\n") {
+				t.Errorf("answer %q does not start with the selection", resp.Answer)
+			}
+			for _, h := range tt.has {
+				if !strings.Contains(resp.Answer, h) {
+					t.Errorf("answer lacks %q:\n%s", h, resp.Answer)
+				}
+			}
+			explained := strings.Contains(resp.Answer, extractive.NothingMore) || len(resp.Sources) > 0
+			if pointing := tt.sources != nil || tt.golden != ""; explained != pointing {
+				t.Errorf("explained = %v, want %v:\n%s", explained, pointing, resp.Answer)
+			}
+			var got []string
+			for _, s := range resp.Sources {
+				got = append(got, s.SectionHeading)
+				if s.ChunkID == "" || s.Path == "" {
+					t.Errorf("source %+v does not point into the book", s)
+				}
+			}
+			if strings.Join(got, "|") != strings.Join(tt.sources, "|") {
+				t.Errorf("sources %q, want %q", got, tt.sources)
+			}
+			if tt.golden != "" {
+				checkGolden(t, tt.golden, resp.Answer)
+			}
+		})
+	}
+}
+
+// recordingLLM answers with fixed text, or text the tutor rejects, and
+// keeps what it was asked.
+type recordingLLM struct {
+	text string
+	got  rag.GenerateRequest
+}
+
+func (g *recordingLLM) Generate(ctx context.Context, req rag.GenerateRequest, emit func(string) error) (rag.Generated, error) {
+	g.got = req
+	return rag.Generated{Text: g.text, Finish: rag.FinishStop}, nil
+}
+
+// With a language model the model explains from the selection, as
+// before, and its answer cites nothing; when its text is rejected, the
+// extractive answer stands in, explanation and sources included.
+func TestExplainSelectionWithLLM(t *testing.T) {
+	tests := []struct {
+		name, reply, want string
+		sources           int
+	}{
+		{name: "accepted", reply: "It says when the data was captured.", want: "It says when the data was captured."},
+		{name: "rejected", reply: "", want: "Just before your selection", sources: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tu := bookTutor(t)
+			llm := &recordingLLM{text: tt.reply}
+			tu.LLM = llm
+			resp, err := tu.Ask(context.Background(), rag.ChatRequest{Question: "What does this mean?", SelectedText: stampSelection, SessionID: "s"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if llm.got.SelectedText != stampSelection || len(llm.got.Context) != 0 {
+				t.Errorf("the model was asked from %q and %d chunks, want the selection alone", llm.got.SelectedText, len(llm.got.Context))
+			}
+			if resp.WasRefusal || !strings.Contains(resp.Answer, tt.want) {
+				t.Errorf("answer %q, want it to hold %q", resp.Answer, tt.want)
+			}
+			if len(resp.Sources) != tt.sources {
+				t.Errorf("%d sources, want %d", len(resp.Sources), tt.sources)
+			}
+		})
+	}
+}
+
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("answer =\n%s\nwant\n%s", got, want)
+	}
+}
