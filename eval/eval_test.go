@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/answer"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -512,4 +513,42 @@ func TestNormHeadingMatchesAcrossDialects(t *testing.T) {
 	if !holdsAnswer(q, hf) {
 		t.Error("holdsAnswer: the chunk under the stripped heading does not hold the answer")
 	}
+}
+
+// The self-check counts a definition question answered from a section
+// that defines the term as its own, from any other as another, and a
+// refusal as neither.
+func TestRunSelfCheck(t *testing.T) {
+	chunks := map[string]rag.Chunk{
+		"g": {ID: "g", ChapterPath: "glossary"},
+		"c": {ID: "c", ChapterPath: "ros/topics"},
+	}
+	find := func(id string) (rag.Chunk, bool) { c, ok := chunks[id]; return c, ok }
+	answers := map[string]rag.ChatResponse{
+		"What is topic?":   {Answer: "A topic is ...", Sources: []rag.Source{{ChunkID: "c", SectionHeading: "Topics"}}},
+		"What is node?":    {Answer: "A node ...", Sources: []rag.Source{{ChunkID: "g", SectionHeading: "N"}}},
+		"What is service?": rag.Refusal(rag.InsufficientContext, "not enough", ""),
+	}
+	tutor := tutorFunc(func(_ context.Context, req rag.ChatRequest) rag.ChatResponse { return answers[req.Question] })
+	probes := []answer.Probe{
+		{Question: "What is topic?", Sections: []string{"glossary › T", "ros/topics › Topics"}},
+		{Question: "What is node?", Sections: []string{"ros/topics › Nodes"}},
+		{Question: "What is service?", Sections: []string{"ros/topics › Services"}},
+	}
+	sc, err := RunSelfCheck(t.Context(), tutor, probes, find)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (SelfCheck{Questions: 3, Own: 1, Other: 1}); sc != want {
+		t.Errorf("self-check %+v, want %+v", sc, want)
+	}
+	if got := sc.String(); !strings.Contains(got, "3 questions") || !strings.Contains(got, "33.3% answered from their own section, 33.3% from another") {
+		t.Errorf("line %q", got)
+	}
+}
+
+type tutorFunc func(context.Context, rag.ChatRequest) rag.ChatResponse
+
+func (f tutorFunc) Ask(ctx context.Context, req rag.ChatRequest, _ rag.Stream) (rag.ChatResponse, error) {
+	return f(ctx, req), nil
 }

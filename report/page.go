@@ -61,6 +61,8 @@ type Source struct {
 	// DocsURL is where the book's pages are ("/docs" on the reader's page).
 	DocsURL string
 	Now     func() time.Time
+	// SelfCheck is the book's self-check, when known.
+	SelfCheck *SelfCheck
 }
 
 // Build makes the report of the last since.
@@ -70,7 +72,7 @@ func (s *Source) Build(ctx context.Context, since time.Duration) (*Report, error
 		now = s.Now
 	}
 	to := now().UTC().Truncate(time.Second).Add(time.Second)
-	opts := Options{From: to.Add(-since), To: to, Chapters: s.Chapters, BookTexts: s.BookTexts, ShowQuestions: s.ShowQuestions}
+	opts := Options{From: to.Add(-since), To: to, Chapters: s.Chapters, BookTexts: s.BookTexts, ShowQuestions: s.ShowQuestions, SelfCheck: s.SelfCheck}
 	if s.RefusalLog != "" {
 		f, err := os.Open(s.RefusalLog)
 		switch {

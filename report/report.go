@@ -49,6 +49,8 @@ type Options struct {
 	RefusalLog io.Reader
 	// PageSize is how many exchanges are read at a time (default 1000).
 	PageSize int
+	// SelfCheck, when known, goes into the report as it is.
+	SelfCheck *SelfCheck
 }
 
 // Limits of what a report lists.
@@ -88,7 +90,27 @@ type Report struct {
 	UnquotedChapters []Chapter `json:"unquoted_chapters"`
 	// RefusalLog says whether a refusal log was read.
 	RefusalLog bool `json:"refusal_log_read"`
+	// SelfCheck is how the answerer did on questions derived from the
+	// book's own definitions when the book was last ingested or served;
+	// null when not known.
+	SelfCheck *SelfCheck `json:"self_check"`
 }
+
+// SelfCheck counts the questions derived from the book's definitions
+// ("What is X?") and how they were answered: citing a section that
+// defines X (Own), citing other sections only (Other), or refused (the
+// rest). A book whose style the answerer reads well answers most from
+// their own section and few from another.
+type SelfCheck struct {
+	Questions int `json:"questions"`
+	Own       int `json:"own_section"`
+	Other     int `json:"other_section"`
+}
+
+// OwnPercent and OtherPercent are Own and Other as percentages of the
+// questions, for display.
+func (s SelfCheck) OwnPercent() string   { return percent(s.Own, s.Questions) }
+func (s SelfCheck) OtherPercent() string { return percent(s.Other, s.Questions) }
 
 // Totals are the range's counts.
 type Totals struct {
@@ -203,7 +225,9 @@ func Build(ctx context.Context, src rag.ExchangeReader, opts Options) (*Report, 
 		}
 		cursor = next
 	}
-	return b.finish(), nil
+	r := b.finish()
+	r.SelfCheck = opts.SelfCheck
+	return r, nil
 }
 
 type sectionKey struct{ chapter, anchor string }

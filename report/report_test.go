@@ -247,3 +247,27 @@ func TestWords(t *testing.T) {
 		}
 	}
 }
+
+// The book's self-check goes into the report as it is, in every form.
+func TestReportSelfCheck(t *testing.T) {
+	h := stores(t)["sqlite"](t)
+	sc := &SelfCheck{Questions: 40, Own: 30, Other: 2}
+	r, err := Build(context.Background(), h, Options{From: base, To: base.Add(time.Hour), SelfCheck: sc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.SelfCheck != sc {
+		t.Fatalf("self-check %+v", r.SelfCheck)
+	}
+	var text bytes.Buffer
+	if err := WriteText(&text, r, "Sample"); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Self-check: 40 questions derived from the book's definitions; 75% answered from their own section, 5% from another"; !strings.Contains(text.String(), want) {
+		t.Errorf("text report lacks %q:\n%s", want, text.String())
+	}
+	js, _ := json.Marshal(r)
+	if !bytes.Contains(js, []byte(`"self_check":{"questions":40,"own_section":30,"other_section":2}`)) {
+		t.Errorf("JSON report: %s", js)
+	}
+}

@@ -19,6 +19,10 @@ func WriteText(w io.Writer, r *Report, title string) error {
 	if r.RefusalLog {
 		fmt.Fprintf(&b, "Refusal log: %d refusals in the range\n", t.LoggedRefusals)
 	}
+	if sc := r.SelfCheck; sc != nil && sc.Questions > 0 {
+		fmt.Fprintf(&b, "Self-check: %d questions derived from the book's definitions; %s answered from their own section, %s from another\n",
+			sc.Questions, sc.OwnPercent(), sc.OtherPercent())
+	}
 
 	b.WriteString("\nPer day\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)

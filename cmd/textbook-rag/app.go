@@ -16,6 +16,7 @@ import (
 	"github.com/textbook-rag/rag/analysis"
 	"github.com/textbook-rag/rag/answer"
 	"github.com/textbook-rag/rag/datadir"
+	"github.com/textbook-rag/rag/eval"
 	"github.com/textbook-rag/rag/extractive"
 	rhttp "github.com/textbook-rag/rag/http"
 	"github.com/textbook-rag/rag/internal/logline"
@@ -54,6 +55,9 @@ type Main struct {
 	Lexical  *lexical.Index
 	Answerer *answer.Answerer
 	Tutor    *tutor.Tutor
+	// SelfCheck is how the answerer did, at start, on questions derived
+	// from the book's own definitions (serve).
+	SelfCheck eval.SelfCheck
 	// Refusals is the refusal log, written once a refusal is delivered.
 	Refusals *tutor.RefusalLog
 

@@ -89,3 +89,23 @@ func TestServeFavicon(t *testing.T) {
 		t.Errorf("GET /favicon.ico: %d %q", res.StatusCode, res.Header.Get("Content-Type"))
 	}
 }
+
+// ingest runs the self-check on the book it read, prints it, and keeps it
+// in the book's folder, where the course report finds it.
+func TestIngestSelfCheck(t *testing.T) {
+	data := t.TempDir()
+	code, out, errOut := runCmd(t, "ingest", "--data", data)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	if !strings.Contains(out, "self-check: ") || !strings.Contains(out, "questions derived from the book's definitions") {
+		t.Errorf("ingest printed no self-check:\n%s", out)
+	}
+	code, out, errOut = runCmd(t, "report", "--data", data, "--json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	if !strings.Contains(out, `"self_check": {`) || !strings.Contains(out, `"own_section"`) {
+		t.Errorf("report has no self-check:\n%s", out)
+	}
+}

@@ -98,6 +98,9 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	defer h.Close()
 	src := reportSource(cfg, ix, h)
 	src.Now = time.Now
+	if src.SelfCheck, err = loadSelfCheck(dir); err != nil {
+		return err
+	}
 	r, err := src.Build(ctx, d)
 	if err != nil {
 		return err

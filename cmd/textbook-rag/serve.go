@@ -96,6 +96,15 @@ func (m *Main) openService(ctx context.Context) error {
 	m.Server.Web = page
 	xr, _ := m.History.(rag.ExchangeReader)
 	m.Server.Report = reportSource(cfg, m.Index, xr)
+	sc, err := selfCheck(ctx, cfg.Tutor, m.Index, m.Lexical, m.Answerer)
+	if err != nil {
+		return err
+	}
+	m.SelfCheck = sc
+	m.Server.Report.SelfCheck = reportSelfCheck(sc)
+	if err := saveSelfCheck(m.Dir, sc); err != nil {
+		m.Logger.Warn("self-check not saved for the course report", "err", err)
+	}
 	m.Server.Checks = append([]rhttp.Check{{Name: historyCheck, Ping: m.History.Ping}}, m.checks...)
 	return nil
 }
@@ -120,6 +129,7 @@ func (m *Main) Run(ctx context.Context, stdout io.Writer) error {
 			go keepHistory(ctx, p, cfg.HistoryRetention, m.Logger)
 		}
 	}
+	fmt.Fprintln(stdout, m.SelfCheck)
 	fmt.Fprintf(stdout, "textbook-rag is serving %q on http://%s\n", m.Course, displayAddr(ln.Addr()))
 	<-ctx.Done()
 	m.Logger.Info("shutting down")
