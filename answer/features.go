@@ -486,12 +486,13 @@ func isOrdered(text string) bool {
 // that the book never uses: a question about what the book leaves out
 // often names it.
 func (ans *Answerer) namesUnknown(question string) bool {
-	words := strings.FieldsFunc(question, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '-' && r != '.'
-	})
-	for i, w := range words {
-		w = strings.Trim(w, ".-_")
-		if !looksLikeName(w, i == 0) {
+	opens := true // the word opens a sentence
+	for _, f := range strings.Fields(question) {
+		w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
+		first := opens
+		opens = strings.ContainsAny(f[len(f)-1:], ".!?:")
+		low := strings.ToLower(w)
+		if analysis.Stopwords[low] || analysis.QuestionWords[low] || !looksLikeName(w, first) {
 			continue
 		}
 		if !ans.book.Mentions(w) {
