@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/BurntSushi/toml"
 )
 
 // A course is named after its book: the title of the Docusaurus site the
@@ -292,6 +294,32 @@ func prevNonSpace(s string, i int) int {
 
 func isIdentStart(r rune) bool { return r == '_' || r == '$' || unicode.IsLetter(r) }
 func isIdentPart(r rune) bool  { return isIdentStart(r) || unicode.IsDigit(r) }
+
+// ReadBookTomlTitle returns the title an mdBook's book.toml in the folder
+// dir gives the book ([book] title), "" when there is none or it names no
+// title; it is read as ReadSiteTitle reads a site config. A book.toml that
+// cannot be parsed names nothing: the course's name then comes from the
+// book's pages.
+func ReadBookTomlTitle(dir string) string {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return ""
+	}
+	defer root.Close()
+	raw, _, err := readInRoot(root, "book.toml", maxConfigBytes)
+	if err != nil {
+		return ""
+	}
+	var conf struct {
+		Book struct {
+			Title string `toml:"title"`
+		} `toml:"book"`
+	}
+	if _, err := toml.Decode(string(raw), &conf); err != nil {
+		return ""
+	}
+	return courseOf(conf.Book.Title)
+}
 
 // rootPages are the stems of a book's root page, in the order looked for.
 var rootPages = []string{"index", "readme", "intro"}

@@ -115,3 +115,26 @@ func TestFolderTitle(t *testing.T) {
 		}
 	}
 }
+
+func TestReadBookTomlTitle(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct{ toml, want string }{
+		{"", ""},
+		{"[book]\ntitle = \"The Rust Programming Language\"\nsrc = \"src\"\n", "The Rust Programming Language"},
+		{"[book]\nauthors = [\"A\"]\n", ""},
+		{"[book]\ntitle = \"Welcome\"\n", ""},
+		{"[book\ntitle = ", ""},
+	}
+	for _, tt := range tests {
+		os.Remove(filepath.Join(dir, "book.toml"))
+		if tt.toml != "" {
+			os.WriteFile(filepath.Join(dir, "book.toml"), []byte(tt.toml), 0o644)
+		}
+		if got := ReadBookTomlTitle(dir); got != tt.want {
+			t.Errorf("book.toml %q: title %q, want %q", tt.toml, got, tt.want)
+		}
+	}
+	if got := ReadBookTomlTitle(filepath.Join("testdata", "mdbook")); got != "The Fixture Book" {
+		t.Errorf("fixture book: %q", got)
+	}
+}

@@ -134,8 +134,9 @@ func bookSource(cfg Config) string {
 }
 
 // courseTitle names the course after the book read into files: the title
-// of the Docusaurus config in the folder above the book's, else the title
-// of the book's root page, else the book folder's name. The sample is
+// of the Docusaurus config in the folder above the book's, else that of
+// an mdBook's book.toml, else the title of the book's root page, else the
+// book folder's name. The sample is
 // named by the same rule, from its own site config.
 func courseTitle(cfg Config, files fs.FS) string {
 	site := ""
@@ -146,6 +147,11 @@ func courseTitle(cfg Config, files fs.FS) string {
 	}
 	if site != "" {
 		return site
+	}
+	if cfg.Docs != "" {
+		if t := markdown.ReadBookTomlTitle(bookSource(cfg)); t != "" {
+			return t
+		}
 	}
 	if t := markdown.RootPageTitle(files); t != "" {
 		return t
