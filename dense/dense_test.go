@@ -65,13 +65,11 @@ func TestIndexAndRetrieve(t *testing.T) {
 		t.Errorf("results %+v", res)
 	}
 
-	// The file survives a reopen; another dimension is refused.
+	// The file survives a reopen (another dimension: see
+	// TestOpenFlatOtherDimension).
 	again, err := OpenFlat(path, 4)
 	if err != nil || again.Len() != 3 {
 		t.Fatalf("reopen: %v, %d chunks", err, again.Len())
-	}
-	if _, err := OpenFlat(path, 8); err == nil || !strings.Contains(err.Error(), "has 4 dims, embedder gives 8") {
-		t.Errorf("dimension mismatch: %v", err)
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
@@ -84,5 +82,33 @@ func TestIndexAndRetrieve(t *testing.T) {
 	}
 	if store.Len() != 1 {
 		t.Errorf("after replace: %d chunks", store.Len())
+	}
+}
+
+// A model of another dimension (a course team moving from one provider to
+// another) starts the flat store afresh: its vectors are the old model's
+// and the book is embedded again, instead of the store refusing to open.
+func TestOpenFlatOtherDimension(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "vectors.json")
+	old, err := OpenFlat(path, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := old.Replace(context.Background(), chunks[:1], [][]float32{{1, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenFlat(path, len(words))
+	if err != nil {
+		t.Fatalf("reopening with another dimension: %v", err)
+	}
+	if s.Len() != 0 {
+		t.Fatalf("the store kept %d chunks of the other dimension", s.Len())
+	}
+	if err := Index(context.Background(), &bagEmbedder{}, s, chunks, 2, nil); err != nil {
+		t.Fatal(err)
+	}
+	again, err := OpenFlat(path, len(words))
+	if err != nil || again.Len() != len(chunks) {
+		t.Fatalf("after embedding again: %d chunks, %v", again.Len(), err)
 	}
 }

@@ -35,7 +35,8 @@ type flatFile struct {
 	Vectors [][]float32 `json:"vectors"`
 }
 
-// OpenFlat opens (or starts) the store at path for vectors of dim.
+// OpenFlat opens (or starts) the store at path for vectors of dim. A file
+// of another dimension is treated as no file: empty until Replace.
 func OpenFlat(path string, dim int) (*FlatStore, error) {
 	s := &FlatStore{path: path, dim: dim}
 	b, err := os.ReadFile(path)
@@ -50,7 +51,10 @@ func OpenFlat(path string, dim int) (*FlatStore, error) {
 		return nil, fmt.Errorf("open vector store %s: %w", path, err)
 	}
 	if f.Dim != dim {
-		return nil, fmt.Errorf("vector store %s has %d dims, embedder gives %d: re-ingest", path, f.Dim, dim)
+		// The vectors are another model's. They are only a cache of the
+		// book: the caller's stamp (which records the dimension) sees the
+		// change and embeds the book again, and Replace writes the file.
+		return s, nil
 	}
 	s.chunks, s.vectors = f.Chunks, f.Vectors
 	return s, nil

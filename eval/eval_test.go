@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/answer"
+	"github.com/textbook-rag/rag/internal/sharedtest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -412,9 +413,7 @@ func TestWriteJSON(t *testing.T) {
 
 func TestDevQuestionsLoad(t *testing.T) {
 	path := filepath.Join("..", "..", "shared", "eval", "dev-questions.jsonl")
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("shared question set %s not present: skipping", path)
-	}
+	sharedtest.Require(t, path)
 	qs, err := ReadQuestionsFile(path)
 	if err != nil {
 		t.Fatal(err)

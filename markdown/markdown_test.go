@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/internal/sharedtest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -299,9 +300,7 @@ func TestSlug(t *testing.T) {
 const sharedBook = "../../shared/corpus/physical-ai-textbook"
 
 func TestSharedTextbook(t *testing.T) {
-	if _, err := os.Stat(sharedBook); err != nil {
-		t.Skipf("shared textbook not present (%v): skipping", err)
-	}
+	sharedtest.Require(t, sharedBook)
 	book, chunks, err := Load(t.Context(), os.DirFS(sharedBook), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)

@@ -280,7 +280,7 @@ func TestBrowserScenarios(t *testing.T) {
 		t.Skip("browser tests skipped in -short mode")
 	}
 	if browsertest.ChromePath() == "" {
-		t.Skip("browser tests skipped: no chromium, chromium-browser or google-chrome on PATH (apt-get install chromium)")
+		t.Skip(browsertest.SkipMessage)
 	}
 	srv, api := startStandIn(t)
 	start := time.Now()
@@ -398,7 +398,7 @@ func TestBrowserReader(t *testing.T) {
 		t.Skip("browser tests skipped in -short mode")
 	}
 	if browsertest.ChromePath() == "" {
-		t.Skip("browser tests skipped: no chromium, chromium-browser or google-chrome on PATH (apt-get install chromium)")
+		t.Skip(browsertest.SkipMessage)
 	}
 	for _, v := range []browsertest.Viewport{browsertest.Desktop, browsertest.Phone} {
 		t.Run(v.Name, func(t *testing.T) { readerScenario(t, v) })
@@ -632,7 +632,7 @@ func TestBrowserReplace(t *testing.T) {
 		t.Skip("browser tests skipped in -short mode")
 	}
 	if browsertest.ChromePath() == "" {
-		t.Skip("browser tests skipped: no chromium, chromium-browser or google-chrome on PATH (apt-get install chromium)")
+		t.Skip(browsertest.SkipMessage)
 	}
 	srv, api := startStandIn(t)
 	b := browsertest.NewBrowser(t, browsertest.ArtifactsDir(t))
@@ -664,7 +664,7 @@ func TestBrowserHistoryPages(t *testing.T) {
 		t.Skip("browser tests skipped in -short mode")
 	}
 	if browsertest.ChromePath() == "" {
-		t.Skip("browser tests skipped: no chromium, chromium-browser or google-chrome on PATH (apt-get install chromium)")
+		t.Skip(browsertest.SkipMessage)
 	}
 	srv, api := startStandIn(t)
 	const exchanges = 120
@@ -723,7 +723,7 @@ func TestBrowserPhoneLayout(t *testing.T) {
 		t.Skip("browser tests skipped in -short mode")
 	}
 	if browsertest.ChromePath() == "" {
-		t.Skip("browser tests skipped: no chromium, chromium-browser or google-chrome on PATH (apt-get install chromium)")
+		t.Skip(browsertest.SkipMessage)
 	}
 	for _, v := range []browsertest.Viewport{browsertest.Desktop, browsertest.Phone} {
 		t.Run(v.Name, func(t *testing.T) { layoutScenario(t, v) })

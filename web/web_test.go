@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/textbook-rag/rag/internal/sharedtest"
 	"github.com/textbook-rag/rag/web"
 )
 
@@ -331,9 +332,7 @@ func TestMethodNotAllowed(t *testing.T) {
 // TestSharedCorpus loads the evaluation textbook when the checkout has it.
 func TestSharedCorpus(t *testing.T) {
 	dir := "../../shared/corpus/physical-ai-textbook"
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("no shared corpus at " + dir)
-	}
+	sharedtest.Require(t, dir)
 	h, err := web.New(os.DirFS(dir), web.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ func TestBrowser(t *testing.T) {
 		t.Skip("browser test skipped in -short mode")
 	}
 	if browsertest.ChromePath() == "" {
-		t.Skip("no Chromium installed (apt-get install chromium): skipping the browser test")
+		t.Skip(browsertest.SkipMessage)
 	}
 	base, _ := startService(t, nil)
 	browsertest.RunConfig(t, base, "", browsertest.Config{

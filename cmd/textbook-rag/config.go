@@ -236,7 +236,7 @@ func (f *flags) retention(p *time.Duration, name, env, help string) {
 
 // book adds the flags that say which book and where its index lives.
 func (f *flags) book() {
-	f.str(&f.cfg.Docs, "docs", "TEXTBOOK_RAG_DOCS", "textbook folder (Docusaurus layout); empty = the built-in sample book")
+	f.str(&f.cfg.Docs, "docs", "TEXTBOOK_RAG_DOCS", "textbook folder (Docusaurus, mdBook or doc-builder layout); empty = the built-in sample book")
 	f.str(&f.cfg.Data, "data", "TEXTBOOK_RAG_DATA", "data directory: each book keeps its index and chat history in a folder of its own under books/")
 }
 
@@ -288,7 +288,7 @@ func (f *flags) service() {
 	f.str(&c.Addr, "addr", "TEXTBOOK_RAG_ADDR", "listen address (PORT is honoured too)")
 	origins := strings.Join(c.AllowedOrigins, ",")
 	f.str(&origins, "cors-origins", "TEXTBOOK_RAG_CORS_ORIGINS", "comma-separated origins allowed by CORS")
-	f.str(&c.AdminToken, "admin-token", "TEXTBOOK_RAG_ADMIN_TOKEN", "bearer token required by /api/content/chunks (set one in production)")
+	f.str(&c.AdminToken, "admin-token", "TEXTBOOK_RAG_ADMIN_TOKEN", "admin token: turns on the course report at /admin/report and is then required by it and by /api/content/chunks; empty = no report, chunks open (set one in production)")
 	f.int(&c.ChatRate, "rate-limit", "TEXTBOOK_RAG_RATE_LIMIT", "chat requests per minute per client IP; 0 = off")
 	f.int(&c.ChunksRate, "rate-limit-chunks", "TEXTBOOK_RAG_RATE_LIMIT_CHUNKS", "chunks requests per minute per client IP; 0 = off")
 	f.bool(&c.TrustProxy, "trust-proxy", "TEXTBOOK_RAG_TRUST_PROXY", "take the client IP from X-Forwarded-For: the address the outermost trusted proxy appended")

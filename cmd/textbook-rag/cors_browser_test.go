@@ -58,7 +58,7 @@ func TestBrowserSiteNotAllowed(t *testing.T) {
 		t.Skip("browser test skipped in -short mode")
 	}
 	if browsertest.ChromePath() == "" {
-		t.Skip("no Chromium installed (apt-get install chromium): skipping the browser test")
+		t.Skip(browsertest.SkipMessage)
 	}
 	logs := &lockedBuffer{}
 	base, _, stop := startServiceLogging(t, nil, logs)

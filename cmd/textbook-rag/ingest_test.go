@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/textbook-rag/rag/datadir"
+	"github.com/textbook-rag/rag/internal/sharedtest"
 )
 
 // Ingest hears SIGINT/SIGTERM through its context: a cancelled context
@@ -52,9 +53,7 @@ func TestIngestWarnsOfSkippedFiles(t *testing.T) {
 // them one folder deeper (the second shared book).
 func TestScopeListsNestedModules(t *testing.T) {
 	docs := filepath.Join(filepath.Dir(sharedCorpus), "humanoid-robotics-textbook")
-	if _, err := os.Stat(docs); err != nil {
-		t.Skipf("second shared book not present (%v): skipping", err)
-	}
+	sharedtest.Require(t, docs)
 	cfg := DefaultConfig()
 	cfg.Docs, cfg.Data = docs, filepath.Join(t.TempDir(), "data")
 	a := NewMain(cfg, io.Discard)

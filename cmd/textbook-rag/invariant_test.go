@@ -14,6 +14,7 @@ import (
 	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/eval"
 	"github.com/textbook-rag/rag/extractive"
+	"github.com/textbook-rag/rag/internal/sharedtest"
 )
 
 const (
@@ -97,10 +98,8 @@ func forEachQuestionSet(t *testing.T, test func(t *testing.T, docs string, qs []
 	}
 	for _, set := range sets {
 		t.Run(set.name, func(t *testing.T) {
-			for _, p := range []string{set.questions, set.docs} {
-				if _, err := os.Stat(p); p != "" && err != nil {
-					t.Skipf("%s not present (%v): skipping", p, err)
-				}
+			if set.docs != "" {
+				sharedtest.Require(t, set.questions, set.docs)
 			}
 			qs, err := eval.ReadQuestionsFile(set.questions)
 			if err != nil {

@@ -30,15 +30,18 @@ type fakeOpenAI struct {
 
 const fakeDim = 64
 
-func bagVector(text string) []float64 {
-	v := make([]float64, fakeDim)
+func bagVector(text string) []float64 { return bagVectorDim(text, fakeDim) }
+
+// bagVectorDim is a hashed bag of the text's words in dim dimensions.
+func bagVectorDim(text string, dim int) []float64 {
+	v := make([]float64, dim)
 	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }) {
 		if len(w) < 3 {
 			continue
 		}
 		h := fnv.New32a()
 		h.Write([]byte(w))
-		v[h.Sum32()%fakeDim]++
+		v[h.Sum32()%uint32(dim)]++
 	}
 	return v
 }

@@ -23,7 +23,7 @@ func TestBrowserFeedbackAndReport(t *testing.T) {
 		t.Skip("browser test skipped in -short mode")
 	}
 	if browsertest.ChromePath() == "" {
-		t.Skip("no Chromium installed (apt-get install chromium): skipping the browser test")
+		t.Skip(browsertest.SkipMessage)
 	}
 	for _, vp := range []browsertest.Viewport{browsertest.Desktop, browsertest.Phone} {
 		t.Run(vp.Name, func(t *testing.T) {
@@ -125,7 +125,7 @@ func TestBrowserReportSignIn(t *testing.T) {
 		t.Skip("browser test skipped in -short mode")
 	}
 	if browsertest.ChromePath() == "" {
-		t.Skip("no Chromium installed (apt-get install chromium): skipping the browser test")
+		t.Skip(browsertest.SkipMessage)
 	}
 	withToken, _ := startService(t, func(c *Config) { c.AdminToken = "course-team-token" })
 	without, _ := startService(t, nil)

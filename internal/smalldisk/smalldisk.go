@@ -12,6 +12,11 @@ import (
 	"testing"
 )
 
+// SkipMessage is the reason a full-disk test skips when it cannot mount
+// its tmpfs: one message for all of them, without the sizes and
+// directories, which are logged before it.
+const SkipMessage = "full-disk test skipped: mounting a small tmpfs needs root or CAP_SYS_ADMIN"
+
 // Fill writes a file in dir until the file system has no space left, and
 // returns a function that deletes it, giving the space back.
 func Fill(t testing.TB, dir string) (free func()) {

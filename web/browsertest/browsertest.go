@@ -66,6 +66,10 @@ func DefaultConfig() Config {
 	}
 }
 
+// SkipMessage is the reason every browser test skips with when there is
+// no browser: one message, so the test summary shows one line for them.
+const SkipMessage = "browser tests skipped: no chromium, chromium-browser or google-chrome on PATH (apt-get install chromium)"
+
 // ChromePath finds a Chromium or Chrome binary, "" when there is none.
 func ChromePath() string {
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
@@ -107,7 +111,7 @@ func NewBrowser(t *testing.T, dir string) *Browser {
 	t.Helper()
 	path := ChromePath()
 	if path == "" {
-		t.Skip("browser tests skipped: no chromium, chromium-browser or google-chrome on PATH (apt-get install chromium)")
+		t.Skip(SkipMessage)
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
