@@ -10,6 +10,7 @@ import (
 
 	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/eval"
+	"github.com/textbook-rag/rag/internal/sharedtest"
 )
 
 // The README's own examples, asked of the bundled sample book with the
@@ -61,9 +62,7 @@ const definitionFloor = 0.60
 // often as definitionFloor says.
 func TestDefinitionsAnsweredFromTheirSection(t *testing.T) {
 	booksPath := filepath.Join("..", "..", "..", "shared", "eval", "books.tsv")
-	if _, err := os.Stat(booksPath); err != nil {
-		t.Skip("../shared/eval/books.tsv not found: skipping the shared books' self-check")
-	}
+	sharedtest.Require(t, booksPath)
 	if testing.Short() {
 		t.Skip("-short: skipping the shared books' self-check")
 	}
