@@ -2,6 +2,8 @@ package answer
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -135,6 +137,19 @@ func TestDefinitionAnswersWhereTheModelIsUnsure(t *testing.T) {
 		}
 		if tt.want && len(ps) > 0 && !strings.Contains(ps[0].Text, "named channel") {
 			t.Errorf("%q: quoted %q, want the definition", tt.q, ps[0].Text)
+		}
+	}
+}
+
+// docs/answerer.md lists every feature the answerer computes, by name.
+func TestFeaturesDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "answerer.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range Features {
+		if !strings.Contains(string(doc), "`"+f.Name+"`") {
+			t.Errorf("docs/answerer.md does not list the feature %q", f.Name)
 		}
 	}
 }
