@@ -380,17 +380,42 @@ func courseOf(title string) string {
 	return t
 }
 
+// generic reports a folder name that says what the folder holds rather
+// than which book: "docs", "src", "chapters".
+func generic(name string) bool {
+	switch strings.ToLower(name) {
+	case "docs", "doc", "src", "content", "book", "pages", "chapters":
+		return true
+	}
+	return false
+}
+
+// language reports a two-letter lower-case folder name, a language's
+// code ("en" in a doc-builder course's chapters/en).
+func language(name string) bool {
+	return len(name) == 2 && name == strings.ToLower(name) && unicode.IsLetter(rune(name[0])) && unicode.IsLetter(rune(name[1]))
+}
+
 // FolderTitle names a course after the book's folder: its name (the name
-// of the folder above, for a folder called docs, src or the like), its
-// dashes and underscores made spaces, its first letter a capital.
+// of the folder above, for a folder called docs, src or the like, or a
+// language's folder in one: chapters/en), its dashes and underscores made
+// spaces, its first letter a capital.
 func FolderTitle(dir string) string {
 	dir = filepath.Clean(dir)
 	name := filepath.Base(dir)
-	switch strings.ToLower(name) {
-	case "docs", "doc", "src", "content", "book", "pages":
-		if parent := filepath.Base(filepath.Dir(dir)); parent != "." && parent != string(filepath.Separator) {
-			name = parent
+	// A folder that only holds the book's pages ("docs", "src"), or one
+	// language's of them ("chapters/en" of a doc-builder course), is
+	// named by the folder above.
+	for {
+		up := filepath.Dir(dir)
+		parent := filepath.Base(up)
+		if parent == "." || parent == string(filepath.Separator) || up == dir {
+			break
 		}
+		if !generic(name) && !(language(name) && generic(parent)) {
+			break
+		}
+		dir, name = up, parent
 	}
 	name = strings.Join(strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '_' || unicode.IsSpace(r) }), " ")
 	if name == "" || name == "." || name == string(filepath.Separator) {

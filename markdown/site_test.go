@@ -108,6 +108,8 @@ func TestFolderTitle(t *testing.T) {
 		"/srv/books/humanoid-robotics-textbook": "Humanoid robotics textbook",
 		"/home/ann/signals_course/docs":         "Signals course",
 		"relative/ml":                           "Ml",
+		"/src/nlp-course/chapters/en":           "Nlp course",
+		"/src/nlp-course/docs/fr":               "Nlp course",
 		"/":                                     "Textbook",
 	} {
 		if got := FolderTitle(dir); got != want {
