@@ -488,18 +488,42 @@ func isOrdered(text string) bool {
 func (ans *Answerer) namesUnknown(question string) bool {
 	opens := true // the word opens a sentence
 	for _, f := range strings.Fields(question) {
-		w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
 		first := opens
 		opens = strings.ContainsAny(f[len(f)-1:], ".!?:")
-		low := strings.ToLower(w)
-		if analysis.Stopwords[low] || analysis.QuestionWords[low] || !looksLikeName(w, first) {
-			continue
-		}
-		if !ans.book.Mentions(w) {
-			return true
+		for _, w := range nameParts(f) {
+			low := strings.ToLower(w)
+			if analysis.Stopwords[low] || analysis.QuestionWords[low] || !looksLikeName(w, first) {
+				continue
+			}
+			if !ans.book.Mentions(w) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// nameParts splits a word of the question into what may be names: a
+// path, a qualified name or a call gives its parts
+// ("config/humanoid_params.yaml", "self.create_publisher(String,",
+// "0.01°/hr"), and a possessive or
+// contraction loses its tail ("Unity's", "I've"), as the book's words do
+// when it is indexed.
+func nameParts(field string) []string {
+	var parts []string
+	split := func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("_-'’", r)
+	}
+	for _, p := range strings.FieldsFunc(field, split) {
+		if i := strings.IndexAny(p, "'’"); i >= 0 {
+			p = p[:i]
+		}
+		p = strings.TrimFunc(p, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return parts
 }
 
 // looksLikeName reports a word written as a name rather than as an

@@ -22,6 +22,12 @@ func TestNamesUnknown(t *testing.T) {
 		{"How do I create the gripper service client with create_client?", false},
 		{"Why does my robot drift?", false},
 		{"Robots: why do they drift?", false},
+		{"How fast does an IMU's heading drift?", false},
+		{"Once I've got an IMU, what does it measure?", false},
+		{"What does a navigation IMU with 0.01°/hr bias stability cost?", false},
+		{"Which AMCL's settings matter?", true},
+		{"In self.create_client(SetBool, 'gripper') what is 'gripper' for?", false},
+		{"What is in config/amcl_params.yaml?", true},
 	}
 	for _, tt := range tests {
 		if got := ans.namesUnknown(tt.q); got != tt.want {
