@@ -12,6 +12,7 @@ package analysis
 
 import (
 	"math"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -153,16 +154,13 @@ func StemSet(text string) map[string]bool {
 }
 
 // AssessmentTitle reports a heading or chapter title that marks a quiz,
-// an exercise or a prompt for the reader.
+// an exercise or a prompt for the reader, as whole words: "Prompting" or
+// "Prompt engineering" are subjects, not prompts.
 func AssessmentTitle(title string) bool {
-	h := strings.ToLower(title)
-	for _, w := range []string{"quiz", "exercise", "assessment", "check your understanding", "prompt"} {
-		if strings.Contains(h, w) {
-			return true
-		}
-	}
-	return false
+	return assessmentWords.MatchString(title)
 }
+
+var assessmentWords = regexp.MustCompile(`(?i)\b(?:quiz(?:zes)?|exercises?|assessments?|check your understanding|prompts?)\b`)
 
 // Mentions reports whether the book uses a word, in any of its forms
 // ("LiDARs" where it writes "LiDAR") or as a dotted or hyphenated part of
