@@ -80,9 +80,16 @@ func render(s section) string {
 	prevHeader := ""
 	prevKind := ""
 	var prev rag.Passage
-	for _, p := range s.passages {
+	for i, p := range s.passages {
 		text := strings.TrimSpace(p.Text)
 		kind := kindOf(text)
+		// A heading inside the reader's selection is part of what they
+		// chose and may be what answers ("NITROS (NVIDIA Isaac Transport
+		// and ROS)"): it comes before its first quoted passage.
+		if h := strings.TrimSpace(p.Heading.Text); p.Chunk == nil && h != "" && (i == 0 || h != strings.TrimSpace(prev.Heading.Text)) {
+			b.WriteString("\n\n**" + h + "**")
+			prevKind = ""
+		}
 		switch kind {
 		case "row":
 			lines := strings.Split(text, "\n")

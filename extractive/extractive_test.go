@@ -46,6 +46,11 @@ func TestGenerate(t *testing.T) {
 			{Text: "| Floor | mu |\n|---|---|\n| Wood | 0.5 |"},
 			{Text: "```bash\nros2 topic list\n\nros2 topic echo /imu\n```"},
 		}},
+		{"selection keeps its headings", []rag.Passage{
+			{Text: "NITROS moves images between nodes.", Heading: rag.Heading{Level: 3, Text: "NITROS (NVIDIA Isaac Transport for ROS)"}, Paragraph: 1},
+			{Text: "It shares GPU memory.", Heading: rag.Heading{Level: 3, Text: "NITROS (NVIDIA Isaac Transport for ROS)"}, Paragraph: 1},
+			{Text: "- `cuVSLAM`: visual odometry", Heading: rag.Heading{Level: 3, Text: "Packages"}},
+		}},
 		{"paragraphs of a chunk", []rag.Passage{
 			{Text: "Reliability decides whether lost messages are resent.", Heading: rag.Heading{Text: "Reliability"}, Chunk: c1, Paragraph: 1},
 			{Text: "Durability decides what a late subscriber gets.", Heading: rag.Heading{Text: "Reliability"}, Chunk: c1, Paragraph: 2},
