@@ -40,15 +40,6 @@ func containsAny(s string, subs ...string) bool {
 	return false
 }
 
-// definitionQuestion matches "what is X", "define X", "what does X
-// mean", also after a lead-in ("In the taxonomy, what does X mean?").
-var definitionQuestion = regexp.MustCompile(`(?i)\b(what\s+is|what's|whats|what\s+are|define|definition\s+of|meaning\s+of|what\s+does\s+.+\s+mean)\b`)
-
-// isDefinition reports a question that asks what something is.
-func isDefinition(question string) bool {
-	return definitionQuestion.MatchString(strings.TrimSpace(question))
-}
-
 // enumerationQuestion matches questions that ask for several things of a
 // kind ("which physics engines", "what types of joints", "list the ..."):
 // a list or a table states those, a sentence rarely names them all.
@@ -57,4 +48,12 @@ var enumerationQuestion = regexp.MustCompile(`(?i)^(?:.*[,;:]\s*)?(?:which\s+\w{
 // asksForList reports a question that asks for several things of a kind.
 func asksForList(question string) bool {
 	return enumerationQuestion.MatchString(strings.TrimSpace(question))
+}
+
+// isPlainDefinition reports a question that asks only what one term is
+// ("What is a ROS 2 topic?"), not a fact phrased as "what is" ("What is
+// the total loop latency, and how much margin is left?").
+func isPlainDefinition(question string) bool {
+	_, ok := definitionFocus(question)
+	return ok
 }

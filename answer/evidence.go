@@ -321,7 +321,7 @@ type reading struct {
 
 func readQuestion(q analysis.Query, question string) reading {
 	r := reading{question: question, q: q, sl: newSlots(&q), qnums: numbersIn(question), qstems: map[string]bool{},
-		wantsCode: asksForCode(question), want: answerTypeOf(question), definition: isDefinition(question),
+		wantsCode: asksForCode(question), want: answerTypeOf(question), definition: isPlainDefinition(question),
 		wantsList: asksForList(question)}
 	for _, t := range q.Terms {
 		r.qstems[t.Stem] = true

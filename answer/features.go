@@ -131,7 +131,7 @@ var Features = [nFeatures]Feature{
 	fQNumber:          {"asks_number", "the question asks for a quantity"},
 	fQList:            {"asks_list", "the question asks for several things of a kind"},
 	fQCode:            {"asks_code", "the question asks for a command, API or configuration"},
-	fQDefinition:      {"asks_definition", "the question asks what something is"},
+	fQDefinition:      {"asks_definition", "the question asks only what one term is (\"What is a ROS 2 topic?\", not \"what is the total latency?\")"},
 	fQHow:             {"asks_how", "the question asks how to do something"},
 	fUnknownName:      {"unknown_name", "the question names something the book never mentions: an acronym, an identifier or a capitalised name (AMCL, static_transform_publisher, Hidden Markov)"},
 }
