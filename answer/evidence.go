@@ -304,11 +304,14 @@ func keyOf(u *unit) sectionKey { return sectionKey{u.chunk, u.heading.Text} }
 // reading is what the answerer learns of the question once, before it
 // looks at any unit.
 type reading struct {
-	question   string
-	q          analysis.Query
-	sl         slots
-	qnums      map[string]bool
-	qstems     map[string]bool
+	question string
+	q        analysis.Query
+	sl       slots
+	qnums    map[string]bool
+	qstems   map[string]bool
+	// qidents holds the identifiers the question names, by their parts
+	// ("humanoid|control" for humanoid_controller or HumanoidController).
+	qidents    map[string]bool
 	wantsCode  bool
 	want       *regexp.Regexp // the answer type a passage must state, or nil
 	definition bool
@@ -325,6 +328,10 @@ func readQuestion(q analysis.Query, question string) reading {
 		wantsList: asksForList(question)}
 	for _, t := range q.Terms {
 		r.qstems[t.Stem] = true
+	}
+	r.qidents = map[string]bool{}
+	for _, id := range identifiersIn(question) {
+		r.qidents[strings.Join(id.parts, "|")] = true
 	}
 	r.focus, r.hasFocus = definitionFocus(question)
 	return r
@@ -368,9 +375,10 @@ func (r reading) scoreUnits(units []*unit) unitFacts {
 		}
 		// An identifier spelled out of the question's own words ("create
 		// a publisher" -> create_publisher) shows the API asked about; one
-		// the question itself names ("LiDAR") shows nothing more.
+		// the question itself names, in any spelling ("LiDAR",
+		// humanoid_controller for HumanoidController), shows nothing more.
 		for _, id := range u.idents {
-			all := len(id.parts) >= 2 && !r.qstems[id.whole]
+			all := len(id.parts) >= 2 && !r.qstems[id.whole] && !r.qidents[strings.Join(id.parts, "|")]
 			for _, p := range id.parts {
 				all = all && r.qstems[p]
 			}

@@ -35,3 +35,27 @@ func TestNamesUnknown(t *testing.T) {
 		}
 	}
 }
+
+func TestNamesAPI(t *testing.T) {
+	ans := New(analysis.NewBook(testbook.Chunks))
+	tests := []struct {
+		q, text string
+		want    bool
+	}{
+		{"How do I create a publisher?", "Call `node.create_publisher(String, 'chatter', 10)` once.", true},
+		{"What does create_publisher take?", "Call `node.create_publisher(String, 'chatter', 10)` once.", false},
+		{"What rate does humanoid_controller run at?", "class HumanoidController(Node): runs the loop.", false},
+		{"What rate does the humanoid controller run at?", "class HumanoidController(Node): runs the loop.", true},
+	}
+	for _, tt := range tests {
+		r := readQuestion(ans.book.Analyze(tt.q), tt.q)
+		f := r.scoreUnits(selectionUnits(tt.text))
+		got := false
+		for _, n := range f.namesAPI {
+			got = got || n
+		}
+		if got != tt.want {
+			t.Errorf("names_api(%q, %q) = %v, want %v", tt.q, tt.text, got, tt.want)
+		}
+	}
+}
