@@ -62,10 +62,13 @@ func Tokenize(text string) []Token {
 		}
 		out = appendWord(out, word)
 		// camelCase and PascalCase identifiers also yield their words:
-		// "ImuPublisher" is about publishers.
-		if parts := CamelParts(raw); len(parts) > 1 {
-			for _, p := range parts {
-				out = append(out, Token{Word: p, Stem: Stem(p), Part: true})
+		// "ImuPublisher" is about publishers; each segment of a qualified
+		// or joined name on its own ("PlanValidator.validate_plan").
+		for _, seg := range strings.FieldsFunc(string(raw), func(r rune) bool { return r == '_' || r == '.' || r == '-' }) {
+			if parts := CamelParts([]rune(seg)); len(parts) > 1 {
+				for _, p := range parts {
+					out = append(out, Token{Word: p, Stem: Stem(p), Part: true})
+				}
 			}
 		}
 		i = j
@@ -121,6 +124,15 @@ var greekNames = func() map[string]string {
 
 func appendWord(out []Token, w string) []Token {
 	out = append(out, Token{Word: w, Stem: Stem(w)})
+	if strings.Contains(w, ".") && strings.ContainsAny(w, "_-") && !IsNumber(w) {
+		// A qualified name's segments are names of their own:
+		// node.create_publisher names create_publisher.
+		for _, seg := range strings.Split(w, ".") {
+			if strings.ContainsAny(seg, "_-") {
+				out = append(out, Token{Word: seg, Stem: Stem(seg), Part: true})
+			}
+		}
+	}
 	if strings.ContainsAny(w, "_.-") && !IsNumber(w) {
 		for _, p := range strings.FieldsFunc(w, func(r rune) bool { return r == '_' || r == '.' || r == '-' }) {
 			out = append(out, Token{Word: p, Stem: Stem(p), Part: true})

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"github.com/textbook-rag/rag"
 	"reflect"
 	"slices"
 	"testing"
@@ -21,6 +22,7 @@ func TestTokenize(t *testing.T) {
 		{"unicode", "Größe 1.8°", []string{"größe", "1.8"}},
 		{"greek letters", "If α is 0.9, Δt grows; Ω", []string{"if", "alpha", "is", "0.9", "δt", "grows", "omega"}},
 		{"camel case", "class ImuPublisher(Node)", []string{"class", "imupublisher", "imu", "publisher", "node"}},
+		{"qualified name", "PlanValidator.validate_plan", []string{"planvalidator.validate_plan", "validate_plan", "planvalidator", "validate", "plan", "plan", "validator"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,5 +52,30 @@ func TestCamelParts(t *testing.T) {
 		if got := CamelParts([]rune(tt.in)); !slices.Equal(got, tt.want) {
 			t.Errorf("CamelParts(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestQualifiedNameBySegments(t *testing.T) {
+	bk := NewBook([]rag.Chunk{
+		{ID: "a", Text: "pub = node.create_publisher(String, 'chatter', 10)"},
+		{ID: "b", Text: "The robot's self test runs at start."},
+		{ID: "c", Text: "A static transform never changes."},
+	})
+	words := func(q string) []string {
+		var out []string
+		for _, t := range bk.Analyze(q).Terms {
+			out = append(out, t.Word)
+		}
+		return out
+	}
+	// The book never writes self.create_publisher whole, but it uses
+	// both segments: the name is not an unknown word.
+	if got, want := words("What does self.create_publisher return?"), []string{"create_publisher", "self", "create", "publisher", "return"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("terms = %q, want %q", got, want)
+	}
+	// An identifier the book never uses stays unknown, parts or not.
+	q := bk.Analyze("What is static_transform_publisher?")
+	if len(q.Terms) == 0 || q.Terms[0].Known {
+		t.Errorf("static_transform_publisher resolved as known: %+v", q.Terms)
 	}
 }

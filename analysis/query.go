@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"strings"
 	"unicode"
 )
 
@@ -47,6 +48,13 @@ func (bk *Book) Analyze(question string) Query {
 		if (t.Word == "many" || t.Word == "much") && i > 0 && toks[i-1].Word == "how" {
 			continue
 		}
+		if !t.Part && bk.df[t.Stem] == 0 && bk.knowsSegments(t.Word) {
+			// A qualified name the book never writes whole, whose
+			// segments it uses ("self.create_publisher" where the book
+			// has node.create_publisher): the segments, which follow,
+			// carry it.
+			continue
+		}
 		for _, qt := range bk.Resolve(t) {
 			if seen[qt.Stem] {
 				continue
@@ -59,6 +67,20 @@ func (bk *Book) Analyze(question string) Query {
 		q.Total += q.Terms[i].Weight
 	}
 	return q
+}
+
+// knowsSegments reports a dotted name each of whose segments the book
+// uses as a word.
+func (bk *Book) knowsSegments(w string) bool {
+	if !strings.Contains(w, ".") || IsNumber(w) {
+		return false
+	}
+	for _, seg := range strings.Split(w, ".") {
+		if seg == "" || bk.df[Stem(seg)] == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Resolve maps a question word to book terms: as written, repaired when
