@@ -79,3 +79,14 @@ func TestQualifiedNameBySegments(t *testing.T) {
 		t.Errorf("static_transform_publisher resolved as known: %+v", q.Terms)
 	}
 }
+
+func TestContractionsAreFunctionWords(t *testing.T) {
+	bk := NewBook([]rag.Chunk{{ID: "a", Text: "A topic is a named channel; its messages exist until they arrive."}})
+	for _, q := range []string{"Why isn't the topic named?", "What if the topic doesn't exist?", "Which topic won't arrive onto the channel?"} {
+		for _, term := range bk.Analyze(q).Terms {
+			if !term.Known {
+				t.Errorf("%q: %q counts as an unknown subject word", q, term.Word)
+			}
+		}
+	}
+}

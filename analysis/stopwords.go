@@ -14,6 +14,9 @@ what whats when where whether which while who whom whose why will with within wi
 yet you your yours yourself yourselves i'm it's don't
 though although however unless whenever whatever whichever already still always never
 often sometimes forever almost enough instead maybe perhaps otherwise anymore somehow
+onto besides several
+isn't aren't wasn't weren't doesn't didn't hasn't haven't hadn't won't wouldn't shouldn't
+couldn't mustn't needn't can't
 `)
 
 // QuestionWords carry the shape of a question ("what does X mean",
