@@ -4,6 +4,7 @@ import (
 	"regexp"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/analysis"
 	"slices"
 	"sort"
 	"strings"
@@ -21,16 +22,33 @@ type Probe struct {
 }
 
 // headingTerm is the term a heading names: without a leading number
-// ("3. Services") or a trailing question mark ("What is RCLPY?" names
-// RCLPY).
+// ("3. Services"), a trailing question mark ("What is RCLPY?" names
+// RCLPY) or a leading article ("The Sim-to-Real Gap").
 func headingTerm(h string) string {
 	h = strings.TrimSpace(h)
 	h = strings.TrimLeft(h, "0123456789. ")
 	h = strings.TrimSuffix(h, "?")
-	for _, p := range []string{"What is ", "What are ", "what is ", "what are "} {
+	for _, p := range []string{"What is ", "What are ", "what is ", "what are ", "The ", "the ", "An ", "A "} {
 		h = strings.TrimPrefix(h, p)
 	}
 	return strings.TrimSpace(h)
+}
+
+// probeKey is how a term and a heading's term are compared: by the stems
+// of their words, so "Coordinate Frames" heads "coordinate frame", and
+// without a spelled-out name in brackets ("CLIP (Contrastive
+// Language-Image Pre-training)" heads CLIP).
+func probeKey(term string) string {
+	if i := strings.LastIndex(term, " ("); i > 0 && strings.HasSuffix(term, ")") {
+		term = term[:i]
+	}
+	var stems []string
+	for _, s := range stemSequence(term) {
+		if !slices.Contains(stems, s) {
+			stems = append(stems, s)
+		}
+	}
+	return termKey(stems)
 }
 
 // markedTerm matches a term set in bold or italics ("**topic**",
@@ -52,16 +70,19 @@ func (ans *Answerer) DefinitionProbes() []Probe {
 	sites := map[string]*site{}
 	n := 0
 	for _, c := range ans.book.Chunks() {
+		// A quiz's or an exercise's label ("**Requirement**: ...") is no
+		// definition of the book's.
+		quiz := analysis.AssessmentTitle(c.ChapterTitle) || analysis.AssessmentTitle(c.SectionHeading)
 		for _, u := range ans.units[c.ID] {
 			n++
-			if len(u.defined) == 0 || u.asks || u.kind == row {
+			if len(u.defined) == 0 || u.asks || quiz || analysis.AssessmentTitle(u.heading.Text) || u.kind == row {
 				continue
 			}
 			term := markedDefinedTerm(u)
 			if term == "" {
 				continue
 			}
-			key := strings.ToLower(term)
+			key := probeKey(term)
 			s := sites[key]
 			if s == nil {
 				s = &site{term: term, first: n}
@@ -76,8 +97,11 @@ func (ans *Answerer) DefinitionProbes() []Probe {
 	// A section headed by the term is its own section too ("Forward
 	// Kinematics" in the kinematics chapter, beside the glossary's entry).
 	for _, c := range ans.book.Chunks() {
+		if analysis.AssessmentTitle(c.ChapterTitle) {
+			continue
+		}
 		for _, h := range append([]rag.Heading{{Text: c.SectionHeading}}, c.Headings...) {
-			if s := sites[strings.ToLower(headingTerm(h.Text))]; s != nil {
+			if s := sites[probeKey(headingTerm(h.Text))]; s != nil {
 				if sec := c.ChapterPath + " › " + h.Text; !slices.Contains(s.sections, sec) {
 					s.sections = append(s.sections, sec)
 				}
