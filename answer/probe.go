@@ -2,6 +2,7 @@ package answer
 
 import (
 	"regexp"
+	"unicode"
 
 	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/analysis"
@@ -33,6 +34,32 @@ func headingTerm(h string) string {
 	}
 	return strings.TrimSpace(h)
 }
+
+// isName reports a marked term that names something, as a reader would
+// ask about it: a few words, no question ("Why This Works?"), no clause
+// ("Point clouds are the universal 3D representation") and no label
+// opened by a symbol ("🎓 Expert Insight").
+func isName(term string) bool {
+	words := strings.Fields(term)
+	if len(words) == 0 || len(words) > 6 || strings.ContainsAny(term, "?!") {
+		return false
+	}
+	if r := []rune(term)[0]; !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+		return false
+	}
+	for _, w := range words {
+		if nameBreakers[strings.ToLower(strings.Trim(w, ",.:;()"))] {
+			return false
+		}
+	}
+	return true
+}
+
+// nameBreakers are words that make a marked phrase a clause or a
+// question rather than a name.
+var nameBreakers = map[string]bool{"is": true, "are": true, "was": true, "were": true, "be": true, "has": true,
+	"have": true, "should": true, "must": true, "can": true, "will": true, "does": true, "do": true,
+	"what": true, "why": true, "how": true, "when": true, "where": true, "which": true, "who": true}
 
 // probeKey is how a term and a heading's term are compared: by the stems
 // of their words, so "Coordinate Frames" heads "coordinate frame", and
@@ -79,7 +106,7 @@ func (ans *Answerer) DefinitionProbes() []Probe {
 				continue
 			}
 			term := markedDefinedTerm(u)
-			if term == "" {
+			if !isName(term) {
 				continue
 			}
 			key := probeKey(term)

@@ -9,7 +9,8 @@ import (
 
 // The self-check asks "What is X?" of every term the book defines in a
 // sentence with the term in bold or italics; a bold label opening a list
-// item, a note, a table row and an exercise's label are not definitions.
+// item, a note, a table row, an exercise's label and a bold question are
+// not definitions.
 // A section headed by the term answers it too, in the plural or with its
 // name spelled out in brackets.
 func TestDefinitionProbes(t *testing.T) {
@@ -19,7 +20,7 @@ func TestDefinitionProbes(t *testing.T) {
 		{ID: "3", ChapterPath: "teaching/methods", SectionHeading: "Scaffolding", Text: "## Scaffolding\n\nTeachers build it up and take it down."},
 		{ID: "4", ChapterPath: "vision/models", SectionHeading: "1. CLIP (Contrastive Language-Image Pre-training)", Text: "## 1. CLIP (Contrastive Language-Image Pre-training)\n\nIt pairs images with captions."},
 		{ID: "5", ChapterPath: "glossary", SectionHeading: "C", Text: "## C\n\n**CLIP**: a model that pairs images with their captions.\n\n**Coordinate frame**: an origin and three axes that place a point."},
-		{ID: "6", ChapterPath: "ros/frames", SectionHeading: "Coordinate Frames", Text: "## Coordinate Frames\n\nEvery link has one."},
+		{ID: "6", ChapterPath: "ros/frames", SectionHeading: "Coordinate Frames", Text: "## Coordinate Frames\n\nEvery link has one.\n\n**Why This Works?**: it weighs each sensor by how much it can be trusted."},
 		{ID: "7", ChapterPath: "ros/exercises", ChapterTitle: "Exercises & Solutions", SectionHeading: "Task", Text: "## Task\n\n**Requirement**: the publisher must not know about the subscriber at all."},
 	}
 	ans := newAnswerer(chunks)
