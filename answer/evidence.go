@@ -35,6 +35,8 @@ type unit struct {
 	// overview marks units of a module's index page, which restates what
 	// the chapters say.
 	overview bool
+	// glossary marks units of a glossary, whose headings are its terms.
+	glossary bool
 	// goal and summary classify the unit's heading, and lines counts the
 	// unit's line breaks: fixed per unit, so worked out once when it is cut.
 	goal, summary bool
@@ -124,8 +126,11 @@ func definer(r reading, units []*unit, cands []candidate) *candidate {
 		return nil
 	}
 	defines := map[sectionKey]bool{}
-	for _, u := range units {
-		if definesFocus(u, r.focus) {
+	for i, u := range units {
+		// A glossary's entry is headed by its term and defined by its
+		// first line.
+		entry := u.glossary && (i == 0 || keyOf(units[i-1]) != keyOf(u)) && probeKey(headingTerm(u.heading.Text)) == termKey(r.focus.stems)
+		if definesFocus(u, r.focus) || entry {
 			defines[keyOf(u)] = true
 		}
 	}
@@ -865,11 +870,13 @@ func (ans *Answerer) unitsOf(chunks []rag.ScoredChunk) []*unit {
 			cached = splitUnits(c.Chunk)
 		}
 		overview := path.Base(c.ChapterPath) == "index" && strings.Contains(c.ChapterPath, "/")
+		glossary := glossaryTitle.MatchString(c.ChapterTitle + " " + c.ChapterPath)
 		quiz := analysis.AssessmentTitle(c.ChapterTitle)
 		for _, u := range cached {
 			cp := *u
 			cp.chunk = ci
 			cp.overview = overview
+			cp.glossary = glossary
 			cp.asks = cp.asks || quiz
 			cp.pos = len(units)
 			units = append(units, &cp)

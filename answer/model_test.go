@@ -141,6 +141,27 @@ func TestDefinitionAnswersWhereTheModelIsUnsure(t *testing.T) {
 	}
 }
 
+// A glossary's entry is headed by its term: where the model is unsure,
+// it answers "what is X?" as a marked definition does.
+func TestGlossaryEntryAnswersWhereTheModelIsUnsure(t *testing.T) {
+	chunks := []rag.Chunk{
+		{ID: "g", ChapterPath: "glossary", ChapterTitle: "Glossary", SectionHeading: "Xacro", Text: "### Xacro\n\nAn XML macro language extending URDF.\n\n### Yaw\n\nRotation about the vertical axis."},
+		{ID: "c", ChapterPath: "setup", ChapterTitle: "Robot setup", SectionHeading: "Sensor Xacros", Text: "## Sensor Xacros\n\nEach sensor is a xacro macro with a prefix."},
+	}
+	ans := newAnswerer(chunks)
+	unsure := ZeroModel()
+	unsure.Threshold = 0.99
+	ans.SetModel(unsure)
+	all := []rag.ScoredChunk{{Chunk: chunks[1], Score: 0.9}, {Chunk: chunks[0], Score: 0.8}}
+	ps := ans.Evidence("What is xacro?", all)
+	if len(ps) == 0 || !strings.Contains(ps[0].Text, "XML macro language") {
+		t.Errorf("what is xacro: quoted %+v, want the glossary entry", ps)
+	}
+	if ps := ans.Evidence("What is a sensor xacro for?", all); len(ps) != 0 {
+		t.Errorf("a question about another term was answered from the glossary: %+v", ps)
+	}
+}
+
 // docs/answerer.md lists every feature the answerer computes, by name.
 func TestFeaturesDocumented(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "answerer.md"))
