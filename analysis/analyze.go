@@ -64,12 +64,17 @@ func Tokenize(text string) []Token {
 		// camelCase and PascalCase identifiers also yield their words:
 		// "ImuPublisher" is about publishers; each segment of a qualified
 		// or joined name on its own ("PlanValidator.validate_plan").
-		for _, seg := range strings.FieldsFunc(string(raw), func(r rune) bool { return r == '_' || r == '.' || r == '-' }) {
-			if parts := CamelParts([]rune(seg)); len(parts) > 1 {
+		start := 0
+		for k := 0; k <= len(raw); k++ {
+			if k < len(raw) && raw[k] != '_' && raw[k] != '.' && raw[k] != '-' {
+				continue
+			}
+			if parts := CamelParts(raw[start:k]); len(parts) > 1 {
 				for _, p := range parts {
 					out = append(out, Token{Word: p, Stem: Stem(p), Part: true})
 				}
 			}
+			start = k + 1
 		}
 		i = j
 		// Skip a possessive or contraction tail: 's, 't, 're, 've, 'll.

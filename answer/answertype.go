@@ -49,11 +49,3 @@ var enumerationQuestion = regexp.MustCompile(`(?i)^(?:.*[,;:]\s*)?(?:which\s+\w{
 func asksForList(question string) bool {
 	return enumerationQuestion.MatchString(strings.TrimSpace(question))
 }
-
-// isPlainDefinition reports a question that asks only what one term is
-// ("What is a ROS 2 topic?"), not a fact phrased as "what is" ("What is
-// the total loop latency, and how much margin is left?").
-func isPlainDefinition(question string) bool {
-	_, ok := definitionFocus(question)
-	return ok
-}

@@ -329,8 +329,7 @@ type reading struct {
 
 func readQuestion(q analysis.Query, question string) reading {
 	r := reading{question: question, q: q, sl: newSlots(&q), qnums: numbersIn(question), qstems: map[string]bool{},
-		wantsCode: asksForCode(question), want: answerTypeOf(question), definition: isPlainDefinition(question),
-		wantsList: asksForList(question)}
+		wantsCode: asksForCode(question), want: answerTypeOf(question), wantsList: asksForList(question)}
 	for _, t := range q.Terms {
 		r.qstems[t.Stem] = true
 	}
@@ -339,6 +338,9 @@ func readQuestion(q analysis.Query, question string) reading {
 		r.qidents[strings.Join(id.parts, "|")] = true
 	}
 	r.focus, r.hasFocus = definitionFocus(question)
+	// A definition question asks what one term is (not a fact phrased
+	// "what is the total latency?").
+	r.definition = r.hasFocus
 	return r
 }
 
