@@ -506,9 +506,8 @@ func (ans *Answerer) namesUnknown(question string) bool {
 // nameParts splits a word of the question into what may be names: a
 // path, a qualified name or a call gives its parts
 // ("config/humanoid_params.yaml", "self.create_publisher(String,",
-// "0.01°/hr"), and a possessive or
-// contraction loses its tail ("Unity's", "I've"), as the book's words do
-// when it is indexed.
+// "0.01°/hr"), and a possessive or contraction loses its tail ("Unity's",
+// "I've"), as the book's words do when it is indexed.
 func nameParts(field string) []string {
 	var parts []string
 	split := func(r rune) bool {

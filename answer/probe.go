@@ -2,13 +2,13 @@ package answer
 
 import (
 	"regexp"
+	"slices"
+	"sort"
+	"strings"
 	"unicode"
 
 	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/analysis"
-	"slices"
-	"sort"
-	"strings"
 )
 
 // A Probe is a question derived from the book's own structure, with the
