@@ -551,3 +551,29 @@ type tutorFunc func(context.Context, rag.ChatRequest) rag.ChatResponse
 func (f tutorFunc) Ask(ctx context.Context, req rag.ChatRequest, _ rag.Stream) (rag.ChatResponse, error) {
 	return f(ctx, req), nil
 }
+
+func TestOwnShareUpper(t *testing.T) {
+	tests := []struct {
+		own, questions int
+		floor          float64
+		fails          bool
+	}{
+		{0, 0, 0.6, false},  // no derived question: nothing to judge
+		{0, 1, 0.6, false},  // one miss is no evidence
+		{4, 8, 0.6, false},  // 50% of 8 could well be 60%
+		{12, 40, 0.6, true}, // 30% of 40 could not
+		{60, 100, 0.6, false},
+		{40, 100, 0.6, true},
+		{100, 100, 0.95, false},
+	}
+	for _, tt := range tests {
+		s := SelfCheck{Questions: tt.questions, Own: tt.own}
+		upper := s.OwnShareUpper(1.96)
+		if upper < s.OwnShare() || upper > 1 {
+			t.Errorf("%d of %d: upper bound %.3f outside [share %.3f, 1]", tt.own, tt.questions, upper, s.OwnShare())
+		}
+		if got := upper < tt.floor; got != tt.fails {
+			t.Errorf("%d of %d: upper bound %.3f, below %.2f = %v, want %v", tt.own, tt.questions, upper, tt.floor, got, tt.fails)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/answer"
@@ -21,6 +22,21 @@ type SelfCheck struct {
 // OwnShare and OtherShare are Own and Other as shares of the questions.
 func (s SelfCheck) OwnShare() float64   { return share(s.Own, s.Questions) }
 func (s SelfCheck) OtherShare() float64 { return share(s.Other, s.Questions) }
+
+// OwnShareUpper is the upper end of the Wilson score interval for the
+// own-section share at z standard deviations (1.96 for 95%): a floor on a
+// book's share is missed only when even this bound lies below it, so a
+// book with a handful of derived questions is not failed on chance.
+func (s SelfCheck) OwnShareUpper(z float64) float64 {
+	if s.Questions == 0 {
+		return 1
+	}
+	n := float64(s.Questions)
+	p := s.OwnShare()
+	centre := p + z*z/(2*n)
+	spread := z * math.Sqrt(p*(1-p)/n+z*z/(4*n*n))
+	return math.Min(1, math.Max(p, (centre+spread)/(1+z*z/n)))
+}
 
 func share(n, of int) float64 {
 	if of == 0 {
