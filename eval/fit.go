@@ -2,8 +2,11 @@ package eval
 
 import (
 	"bufio"
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -25,47 +28,75 @@ type Book struct {
 	// resolved against the books file's folder.
 	Questions string
 	Docs      string
+	// Field is the book's field from fields.tsv beside the books file;
+	// a book it does not name is a field of its own (Name).
+	Field string
 }
 
 // ReadBooks reads a books.tsv file (../shared/eval/FORMAT.md): one book a
 // line, the question file and the book folder separated by a tab, paths
-// relative to the file (or absolute); '#' starts a comment line.
+// relative to the file (or absolute); '#' starts a comment line. Each
+// book's field comes from fields.tsv in the same folder when there is one.
 func ReadBooks(path string) ([]Book, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("books: %w", err)
-	}
-	defer f.Close()
 	dir := filepath.Dir(path)
 	var books []Book
-	sc := bufio.NewScanner(f)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		parts := strings.Split(line, "\t")
-		if len(parts) != 2 || strings.TrimSpace(parts[0]) == "" || strings.TrimSpace(parts[1]) == "" {
-			return nil, fmt.Errorf("books %s line %d: want a question file and a book folder separated by a tab", path, n)
-		}
-		rel := func(p string) string {
-			if p = strings.TrimSpace(p); filepath.IsAbs(p) {
-				return p
-			}
-			return filepath.Join(dir, p)
-		}
-		docs := rel(parts[1])
-		books = append(books, Book{Name: filepath.Base(docs), Questions: rel(parts[0]), Docs: docs})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("books %s: %w", path, err)
+	err := readTSV(path, "a question file and a book folder", func(cols [2]string) {
+		docs := resolve(dir, cols[1])
+		books = append(books, Book{Name: filepath.Base(docs), Questions: resolve(dir, cols[0]), Docs: docs})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("books: %w", err)
 	}
 	if len(books) == 0 {
 		return nil, fmt.Errorf("books %s: no books", path)
 	}
+	fields := map[string]string{}
+	err = readTSV(filepath.Join(dir, "fields.tsv"), "a book folder and its field", func(cols [2]string) {
+		fields[resolve(dir, cols[0])] = cols[1]
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("fields: %w", err)
+	}
+	for i, b := range books {
+		books[i].Field = cmp.Or(fields[b.Docs], b.Name)
+	}
 	return books, nil
+}
+
+// resolve reads a path of a books or fields file relative to its folder.
+func resolve(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
+}
+
+// readTSV calls line with the two tab-separated columns of every line of
+// path that is not blank or a '#' comment.
+func readTSV(path, want string, line func([2]string)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		n++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		parts := strings.Split(text, "\t")
+		if len(parts) != 2 || strings.TrimSpace(parts[0]) == "" || strings.TrimSpace(parts[1]) == "" {
+			return fmt.Errorf("%s line %d: want %s separated by a tab", path, n, want)
+		}
+		line([2]string{strings.TrimSpace(parts[0]), strings.TrimSpace(parts[1])})
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // Labelled is one book's questions as the answerer's fit sees them: for
@@ -74,6 +105,8 @@ func ReadBooks(path string) ([]Book, error) {
 // features and whether quoting it would have been a correct answer.
 type Labelled struct {
 	Book string
+	// Field is the book's field: Fit holds a field's books out together.
+	Field string
 	// Questions counts every question of the book, the base of the
 	// wrong-answer budget.
 	Questions int
@@ -189,10 +222,10 @@ func DefaultFitOptions() FitOptions { return FitOptions{WrongBudget: 0.015} }
 var L2Grid = []float64{1, 3, 10, 30, 100}
 
 // Fit fits the answerer's model on the labelled books: the weights on
-// every book's candidates, the threshold on leave-one-book-out
-// predictions (each book's questions scored by weights fitted on the
-// others), so that it is chosen on questions the weights never saw. With
-// one book the threshold is chosen in-sample.
+// every book's candidates, the threshold (and the L2) on leave-one-field-out
+// predictions (each field's questions scored by weights fitted on the
+// other fields' books), so that it is chosen on questions of a kind the
+// weights never saw. With one field the threshold is chosen in-sample.
 func Fit(books []*Labelled, opt FitOptions) (*answer.Model, error) {
 	total := 0
 	for _, b := range books {
@@ -251,22 +284,48 @@ func Fit(books []*Labelled, opt FitOptions) (*answer.Model, error) {
 	return m, nil
 }
 
-// heldOutPicks predicts each book's questions with weights fitted on the
-// other books (on all of them when there is only one).
+// heldOutPicks predicts each field's questions with weights fitted on the
+// books of the other fields (leave-one-field-out: the case of a course
+// team's book, which has no sibling among the training books), or on all
+// the books when they are of one field.
 func heldOutPicks(books []*Labelled, l2 float64) ([]pick, error) {
+	fields := fieldsOf(books)
 	var picks []pick
-	for i, b := range books {
-		others := books
-		if len(books) > 1 {
-			others = slices.Concat(books[:i:i], books[i+1:])
+	for _, field := range fields {
+		var in, others []*Labelled
+		for _, b := range books {
+			if b.field() == field {
+				in = append(in, b)
+			} else {
+				others = append(others, b)
+			}
+		}
+		if len(fields) == 1 {
+			others = books
 		}
 		w, err := fitWeights(others, l2)
 		if err != nil {
 			return nil, err
 		}
-		picks = append(picks, picksOf(w, b)...)
+		for _, b := range in {
+			picks = append(picks, picksOf(w, b)...)
+		}
 	}
 	return picks, nil
+}
+
+// field is the book's field, or the book itself when it names none.
+func (l *Labelled) field() string { return cmp.Or(l.Field, l.Book) }
+
+// fieldsOf lists the books' fields in the order they first appear.
+func fieldsOf(books []*Labelled) []string {
+	var out []string
+	for _, b := range books {
+		if !slices.Contains(out, b.field()) {
+			out = append(out, b.field())
+		}
+	}
+	return out
 }
 
 func fitWeights(books []*Labelled, l2 float64) (logistic.Fitted, error) {

@@ -42,12 +42,27 @@ func TestReadBooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Book{
-		{Name: "one", Questions: filepath.Join(dir, "q1.jsonl"), Docs: filepath.Join(dir, "../corpus/one")},
-		{Name: "two", Questions: filepath.Join(dir, "q2.jsonl"), Docs: filepath.Join(dir, "books/two")},
+		{Name: "one", Questions: filepath.Join(dir, "q1.jsonl"), Docs: filepath.Join(dir, "../corpus/one"), Field: "one"},
+		{Name: "two", Questions: filepath.Join(dir, "q2.jsonl"), Docs: filepath.Join(dir, "books/two"), Field: "two"},
 	}
 	if !reflect.DeepEqual(books, want) {
-		t.Errorf("got %+v\nwant %+v", books, want)
+		t.Errorf("without fields.tsv: got %+v\nwant %+v", books, want)
 	}
+	// fields.tsv names a field by the book folder as books.tsv writes it.
+	os.WriteFile(filepath.Join(dir, "fields.tsv"), []byte("# book\tfield\n../corpus/one\tbiology\n"), 0o644)
+	books, err = ReadBooks(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want[0].Field = "biology"
+	if !reflect.DeepEqual(books, want) {
+		t.Errorf("with fields.tsv: got %+v\nwant %+v", books, want)
+	}
+	os.WriteFile(filepath.Join(dir, "fields.tsv"), []byte("../corpus/one biology\n"), 0o644)
+	if _, err := ReadBooks(path); err == nil {
+		t.Error("a fields.tsv line without a tab: no error")
+	}
+	os.Remove(filepath.Join(dir, "fields.tsv"))
 	for name, body := range map[string]string{"no tab": "q1.jsonl ../corpus\n", "empty": "# nothing\n"} {
 		os.WriteFile(path, []byte(body), 0o644)
 		if _, err := ReadBooks(path); err == nil {
@@ -83,6 +98,33 @@ func synthetic(name string, seed int) *Labelled {
 		b.Asked = append(b.Asked, a)
 	}
 	return b
+}
+
+// Fit's threshold is chosen on leave-one-field-out predictions: books of
+// one field are held out together, so a fit on two sibling books and one
+// other gives another threshold than one on three fields.
+func TestFitHoldsOutFields(t *testing.T) {
+	books := []*Labelled{synthetic("a", 1), synthetic("b", 2), synthetic("c", 3)}
+	if got := fieldsOf(books); !reflect.DeepEqual(got, []string{"a", "b", "c"}) {
+		t.Errorf("fields without names: %v", got)
+	}
+	books[0].Field, books[1].Field, books[2].Field = "x", "x", "y"
+	if got := fieldsOf(books); !reflect.DeepEqual(got, []string{"x", "y"}) {
+		t.Errorf("fields: %v", got)
+	}
+	picks, err := heldOutPicks(books, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every question is predicted once, by weights fitted without its field.
+	if len(picks) != 90 {
+		t.Errorf("%d held-out picks, want 90", len(picks))
+	}
+	wy, _ := fitWeights(books[2:], 10)
+	want := picksOf(wy, books[0])
+	if !reflect.DeepEqual(picks[:30], want) {
+		t.Error("field x's first book is not predicted by the weights of field y alone")
+	}
 }
 
 func TestFitIsReproducibleAndLearns(t *testing.T) {

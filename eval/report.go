@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -398,6 +399,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // table.
 type BookFigures struct {
 	Book       string `json:"book"`
+	Field      string `json:"field,omitempty"`
 	Worded     Figure `json:"worded"`
 	All        Figure `json:"overall"`
 	Refusals   Figure `json:"refusals"`
@@ -407,9 +409,10 @@ type BookFigures struct {
 }
 
 // FiguresOf sums a report up for the leave-one-book-out table.
-func FiguresOf(book string, r *Report) BookFigures {
+func FiguresOf(book, field string, r *Report) BookFigures {
 	return BookFigures{
 		Book:      book,
+		Field:     field,
 		Worded:    r.figure(func(x Result) bool { return worded(x.Category) }),
 		All:       r.figure(func(Result) bool { return true }),
 		Refusals:  r.figure(func(x Result) bool { return x.Expect == "refuse" }),
@@ -423,23 +426,54 @@ func FiguresOf(book string, r *Report) BookFigures {
 
 // WriteBookTable prints one row per book and the mean of the rates: worded
 // right, wrong answers (of all questions), refusals, off-domain,
-// selected-text, paraphrases right and wrong, and the CRAG score.
+// selected-text, paraphrases right and wrong, and the CRAG score. When the
+// books come from several fields and some field has more than one book, a
+// last row gives the mean over the fields (each field the mean of its
+// books), which weighs a new field as much as one of many siblings.
 func WriteBookTable(w io.Writer, rows []BookFigures) error {
 	sw := &stickyWriter{w: w}
 	t := newTable()
 	fmt.Fprintln(t, "book\tworded\twrong\trefusals\toff-domain\tselected\tparaphrase (wrong)\tCRAG")
+	rates := func(r BookFigures) [6]float64 {
+		return [6]float64{r.Worded.Rate, r.All.WrongRate, r.Refusals.Rate, r.OffDomain.Rate, r.Selected.Rate, r.All.Score}
+	}
 	var sum [6]float64
+	byField := map[string][]BookFigures{}
+	var fields []string
 	for _, r := range rows {
 		fmt.Fprintf(t, "%s\t%d/%d %s\t%d %s\t%d/%d %s\t%d/%d\t%d/%d %s\t%d/%d (%d)\t%+.2f\n", r.Book,
 			r.Worded.Correct, r.Worded.Total, pct(r.Worded.Rate), r.All.Wrong, pct(r.All.WrongRate),
 			r.Refusals.Correct, r.Refusals.Total, pct(r.Refusals.Rate), r.OffDomain.Correct, r.OffDomain.Total,
 			r.Selected.Correct, r.Selected.Total, pct(r.Selected.Rate), r.Paraphrase.Correct, r.Paraphrase.Total, r.Paraphrase.Wrong, r.All.Score)
-		for i, v := range []float64{r.Worded.Rate, r.All.WrongRate, r.Refusals.Rate, r.OffDomain.Rate, r.Selected.Rate, r.All.Score} {
+		for i, v := range rates(r) {
 			sum[i] += v
 		}
+		field := cmp.Or(r.Field, r.Book)
+		if _, ok := byField[field]; !ok {
+			fields = append(fields, field)
+		}
+		byField[field] = append(byField[field], r)
 	}
-	n := float64(max(len(rows), 1))
-	fmt.Fprintf(t, "mean\t%s\t%s\t%s\t%s\t%s\t\t%+.2f\n", pct(sum[0]/n), pct(sum[1]/n), pct(sum[2]/n), pct(sum[3]/n), pct(sum[4]/n), sum[5]/n)
+	mean := func(name string, sum [6]float64, n int) {
+		d := float64(max(n, 1))
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\t\t%+.2f\n", name, pct(sum[0]/d), pct(sum[1]/d), pct(sum[2]/d), pct(sum[3]/d), pct(sum[4]/d), sum[5]/d)
+	}
+	mean("mean", sum, len(rows))
+	if len(fields) > 1 && len(fields) < len(rows) {
+		var over [6]float64
+		for _, f := range fields {
+			var in [6]float64
+			for _, r := range byField[f] {
+				for i, v := range rates(r) {
+					in[i] += v
+				}
+			}
+			for i := range over {
+				over[i] += in[i] / float64(len(byField[f]))
+			}
+		}
+		mean(fmt.Sprintf("mean over %d fields", len(fields)), over, len(fields))
+	}
 	t.flush(sw)
 	return sw.err
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
+	"strconv"
 	"text/tabwriter"
 
 	"golang.org/x/sync/errgroup"
@@ -79,6 +81,7 @@ func collect(ctx context.Context, books []*openedBook) ([]*eval.Labelled, error)
 			if err != nil {
 				return fmt.Errorf("book %s: %w", b.Name, err)
 			}
+			l.Field = b.Field
 			out[i] = l
 			return nil
 		})
@@ -148,9 +151,12 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 }
 
 // runLeaveOneOut evaluates each book of a books.tsv file with a model
-// fitted on the others and prints the per-book figures and their mean;
-// with links > 0, also how often the sections offered after an
-// insufficient_context refusal (links of them) hold the answer.
+// fitted on the others (leave-one-book-out), then each field's books with
+// a model fitted on the books of the other fields (leave-one-field-out,
+// the case of a course team's book), and prints both tables; with links >
+// 0, also how often the sections offered after an insufficient_context
+// refusal (links of them) hold the answer. It passes when every book
+// meets the bars in both.
 func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.FitOptions, verbose, split bool, links int, explain bool, stdout, stderr io.Writer) (bool, error) {
 	books, err := openBooks(ctx, cfg, booksPath, stderr)
 	if err != nil {
@@ -169,47 +175,107 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 	if err != nil {
 		return false, err
 	}
-	// The folds are independent: each fits on the other books' labels
-	// and asks its own book's tutor, so they run side by side.
+	passed := true
+	judges := []struct {
+		title string
+		key   func(i int) string
+	}{
+		{"leave-one-book-out: each book judged by a model fitted on the other books", strconv.Itoa},
+		{"leave-one-field-out: each field's books judged by a model fitted on the books of the other fields", func(i int) string { return books[i].Field }},
+	}
+	for i, j := range judges {
+		if i > 0 && len(fieldsOf(books)) < 2 {
+			fmt.Fprintf(stdout, "\n(no leave-one-field-out: every book is of one field; name each book's field in fields.tsv beside %s)\n", booksPath)
+			break
+		}
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		fmt.Fprintf(stdout, "== %s\n", j.title)
+		ok, err := heldOut(ctx, books, labelled, j.key, opt, verbose, split, links, explain, stdout)
+		if err != nil {
+			return false, err
+		}
+		passed = passed && ok
+	}
+	return passed, nil
+}
+
+// fieldsOf lists the books' fields, each once.
+func fieldsOf(books []*openedBook) []string {
+	var out []string
+	for _, b := range books {
+		if !slices.Contains(out, b.Field) {
+			out = append(out, b.Field)
+		}
+	}
+	return out
+}
+
+// heldOut judges the books group by group (key names the group of the
+// i-th book):
+// each group's books are asked with a model fitted on the other groups'
+// labels, and the per-book table is printed.
+func heldOut(ctx context.Context, books []*openedBook, labelled []*eval.Labelled, key func(i int) string, opt eval.FitOptions, verbose, split bool, links int, explain bool, stdout io.Writer) (bool, error) {
 	type fold struct {
 		m     *answer.Model
 		rep   *eval.Report
 		split eval.Split
 		check eval.SelfCheck
 		links eval.Links
+		// explained is filled only with --explain-selections.
+		explained eval.Explained
 	}
 	folds := make([]fold, len(books))
+	var groups []string
+	for i := range books {
+		if !slices.Contains(groups, key(i)) {
+			groups = append(groups, key(i))
+		}
+	}
+	// The groups are independent: each fits on the other groups' labels
+	// and asks its own books' tutors, so they run side by side.
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, b := range books {
+	for _, group := range groups {
 		g.Go(func() error {
 			var others []*eval.Labelled
 			for j, l := range labelled {
-				if j != i {
+				if key(j) != group {
 					others = append(others, l)
 				}
 			}
 			m, err := eval.Fit(others, opt)
 			if err != nil {
-				return fmt.Errorf("fit without %s: %w", b.Name, err)
+				return fmt.Errorf("fit without %s: %w", group, err)
 			}
-			b.app.Answerer.SetModel(m)
-			rep, err := eval.Run(gctx, b.app.Tutor, b.qs, b.app.Index.Chunk)
-			if err != nil {
-				return fmt.Errorf("book %s: %w", b.Name, err)
-			}
-			f := fold{m: m, rep: rep, split: eval.SplitOf(labelled[i], b.qs, m)}
-			if links > 0 {
-				if f.links, err = eval.LinksOf(gctx, b.Name, b.app.Search(), links, b.qs, rep, b.app.Index.Chunk); err != nil {
+			for i, b := range books {
+				if key(i) != group {
+					continue
+				}
+				b.app.Answerer.SetModel(m)
+				rep, err := eval.Run(gctx, b.app.Tutor, b.qs, b.app.Index.Chunk)
+				if err != nil {
 					return fmt.Errorf("book %s: %w", b.Name, err)
 				}
-			}
-			if split {
-				if f.check, err = eval.RunSelfCheck(gctx, b.app.Tutor, b.app.Answerer.DefinitionProbes(), b.app.Index.Chunk); err != nil {
-					return fmt.Errorf("book %s: %w", b.Name, err)
+				f := fold{m: m, rep: rep, split: eval.SplitOf(labelled[i], b.qs, m)}
+				if links > 0 {
+					if f.links, err = eval.LinksOf(gctx, b.Name, b.app.Search(), links, b.qs, rep, b.app.Index.Chunk); err != nil {
+						return fmt.Errorf("book %s: %w", b.Name, err)
+					}
 				}
+				if split {
+					if f.check, err = eval.RunSelfCheck(gctx, b.app.Tutor, b.app.Answerer.DefinitionProbes(), b.app.Index.Chunk); err != nil {
+						return fmt.Errorf("book %s: %w", b.Name, err)
+					}
+				}
+				if explain {
+					if f.explained, err = eval.ExplainedOf(gctx, b.Name, b.app.Tutor, b.qs); err != nil {
+						return fmt.Errorf("book %s: %w", b.Name, err)
+					}
+				}
+				folds[i] = f
 			}
-			folds[i] = f
 			return nil
 		})
 	}
@@ -224,7 +290,7 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 	for i, b := range books {
 		f := folds[i]
 		if verbose {
-			fmt.Fprintf(stdout, "== %s (fitted on the other %d books, threshold %.3f, l2 %g)\n", b.Name, len(books)-1, f.m.Threshold, f.m.Fit.L2)
+			fmt.Fprintf(stdout, "== %s (fitted on %d books, threshold %.3f, l2 %g)\n", b.Name, len(f.m.Fit.Books), f.m.Threshold, f.m.Fit.L2)
 			if err := f.rep.WriteText(stdout, true); err != nil {
 				return false, err
 			}
@@ -234,13 +300,9 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 			linkRows = append(linkRows, f.links)
 		}
 		if explain {
-			e, err := eval.ExplainedOf(ctx, b.Name, b.app.Tutor, b.qs)
-			if err != nil {
-				return false, fmt.Errorf("book %s: %w", b.Name, err)
-			}
-			explained = append(explained, e)
+			explained = append(explained, f.explained)
 		}
-		rows = append(rows, eval.FiguresOf(b.Name, f.rep))
+		rows = append(rows, eval.FiguresOf(b.Name, b.Field, f.rep))
 		splits = append(splits, f.split)
 		if split {
 			fmt.Fprintf(stdout, "%s %s\n", b.Name, f.check)
