@@ -211,10 +211,11 @@ func (ans *Answerer) best(cands []candidate) *candidate {
 	}
 	probs := ans.score(cands)
 	groups := make([]string, len(cands))
+	xs := make([][]float64, len(cands))
 	for i, c := range cands {
-		groups[i] = c.group
+		groups[i], xs[i] = c.group, c.x
 	}
-	i, p := Pick(probs, groups)
+	i, p := ans.model.Pick(xs, probs, groups)
 	best := cands[i]
 	best.p = p
 	return &best

@@ -27,12 +27,28 @@ type Model struct {
 	// None is the score of answering nothing.
 	Weights []float64 `json:"weights"`
 	None    float64   `json:"none"`
+	// Members are the weights fitted with one field's books left out
+	// each. The picked section's probability is the least that the model
+	// and any member give it (see Pick): where the models fitted on
+	// different fields disagree, the book is unlike some of them, and the
+	// answer is less sure than the model alone would say.
+	Members []Member `json:"members,omitempty"`
 	// Threshold is the probability the best passage must reach to be
-	// quoted: chosen in leave-one-book-out cross-validation so that wrong
+	// quoted: chosen in leave-one-field-out cross-validation so that wrong
 	// answers stay within the fit's budget.
 	Threshold float64 `json:"threshold"`
 	// Fit records what the model was fitted on, for the README.
 	Fit FitInfo `json:"fit"`
+}
+
+// Member is one field's held-out weights (see Model.Members).
+type Member struct {
+	// Without names the field whose books the member was not fitted on.
+	Without string    `json:"without"`
+	Mean    []float64 `json:"mean"`
+	Scale   []float64 `json:"scale"`
+	Weights []float64 `json:"weights"`
+	None    float64   `json:"none"`
 }
 
 // FitInfo describes a model's training run.
@@ -100,6 +116,16 @@ func (m *Model) Validate() error {
 			return fmt.Errorf("model feature %q has scale %v and weight %v", f.Name, m.Scale[i], m.Weights[i])
 		}
 	}
+	for _, mb := range m.Members {
+		if len(mb.Mean) != nFeatures || len(mb.Scale) != nFeatures || len(mb.Weights) != nFeatures {
+			return fmt.Errorf("model member without %q has %d weights; the answerer computes %d: refit with `textbook-rag fit`", mb.Without, len(mb.Weights), nFeatures)
+		}
+		for i, sc := range mb.Scale {
+			if sc <= 0 || math.IsNaN(mb.Weights[i]) {
+				return fmt.Errorf("model member without %q: feature %q has scale %v and weight %v", mb.Without, Features[i].Name, sc, mb.Weights[i])
+			}
+		}
+	}
 	if m.Threshold < 0 || m.Threshold > 1 {
 		return fmt.Errorf("model threshold %v is not a probability", m.Threshold)
 	}
@@ -110,6 +136,24 @@ func (m *Model) Validate() error {
 // probability that quoting it answers.
 func (m *Model) Probs(xs [][]float64) []float64 {
 	return logistic.Fitted{Mean: m.Mean, Scale: m.Scale, Weights: m.Weights, None: m.None}.Probs(xs)
+}
+
+// Pick chooses, as the package's Pick does with the model's probabilities
+// (probs, from Probs(xs)), the candidate to quote, and says how probable
+// it is that its section answers: the least of that section's
+// probability under the model and under each member.
+func (m *Model) Pick(xs [][]float64, probs []float64, sections []string) (int, float64) {
+	best, p := Pick(probs, sections)
+	for _, mb := range m.Members {
+		q := 0.0
+		for i, pi := range (logistic.Fitted{Mean: mb.Mean, Scale: mb.Scale, Weights: mb.Weights, None: mb.None}).Probs(xs) {
+			if sections[i] == sections[best] {
+				q += pi
+			}
+		}
+		p = min(p, q)
+	}
+	return best, p
 }
 
 // FeatureNames lists Features' names in vector order.

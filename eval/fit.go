@@ -111,6 +111,11 @@ type Labelled struct {
 	// wrong-answer budget.
 	Questions int
 	Asked     []Asked
+	// Probes are the book's self-check questions (answer.Probe) that
+	// reached the answerer, a candidate Correct when it cites a section
+	// the probe names: labels every book has, which tell how well the
+	// answerer reads it.
+	Probes []Asked
 }
 
 // Asked is one question that reached the answerer.
@@ -195,6 +200,28 @@ func Collect(ctx context.Context, book string, t *tutor.Tutor, ans *answer.Answe
 		}
 		out.Asked = append(out.Asked, a)
 	}
+	for i, p := range ans.DefinitionProbes() {
+		rec.hit, rec.seen = false, nil
+		req := rag.ChatRequest{Question: p.Question, SessionID: sessionID(fmt.Sprintf("self-check-%d", i))}
+		if req.Normalize() != nil {
+			continue // as RunSelfCheck: no test
+		}
+		if _, err := tt.Ask(ctx, req, nil); err != nil {
+			return nil, fmt.Errorf("probe %q: %w", p.Question, err)
+		}
+		if !rec.hit || len(rec.seen) == 0 {
+			continue
+		}
+		a := Asked{ID: fmt.Sprintf("probe-%d", i), Category: "definition"}
+		for _, c := range rec.seen {
+			a.X = append(a.X, c.Features)
+			own := citesAny(tutor.SourcesOf(c.Passages), p.Sections, chunk)
+			a.Correct = append(a.Correct, own)
+			a.AtGold = append(a.AtGold, own)
+			a.Section = append(a.Section, c.Group)
+		}
+		out.Probes = append(out.Probes, a)
+	}
 	return out, nil
 }
 
@@ -209,6 +236,13 @@ type FitOptions struct {
 	// wrongly in cross-validation: the threshold is the lowest that keeps
 	// wrong answers within it.
 	WrongBudget float64
+	// ByBook chooses the threshold and L2 on leave-one-book-out rather
+	// than leave-one-field-out predictions, and fits a member per book
+	// rather than per field; with Single, as the fit did before fields
+	// were named. Both are for measuring what they change.
+	ByBook bool
+	// Single fits no members: the model's probability alone.
+	Single bool
 }
 
 // DefaultFitOptions keep wrong answers at most 1.5% of all questions in
@@ -222,24 +256,30 @@ func DefaultFitOptions() FitOptions { return FitOptions{WrongBudget: 0.015} }
 var L2Grid = []float64{1, 3, 10, 30, 100}
 
 // Fit fits the answerer's model on the labelled books: the weights on
-// every book's candidates, the threshold (and the L2) on leave-one-field-out
-// predictions (each field's questions scored by weights fitted on the
-// other fields' books), so that it is chosen on questions of a kind the
-// weights never saw. With one field the threshold is chosen in-sample.
+// every book's candidates, one member per field fitted without that
+// field's books (see answer.Model.Members), and the threshold (and the
+// L2) on leave-one-field-out predictions: each field's questions scored
+// by a model fitted on the other fields' books, with members fitted
+// without one further field each, so that the threshold is chosen on
+// questions of a kind the model never saw, as a course team's book is.
+// With one field the threshold is chosen in-sample and there are no
+// members.
 func Fit(books []*Labelled, opt FitOptions) (*answer.Model, error) {
 	total := 0
 	for _, b := range books {
 		total += b.Questions
 	}
 	budget := opt.WrongBudget * float64(total)
+	f := newFitter(books, opt.ByBook)
 	l2 := opt.L2
 	if l2 == 0 {
 		// The regularisation that answers most questions right within
-		// the budget when each book is predicted by the others; the
-		// stronger on a tie.
+		// the budget when each group is predicted by the others (the
+		// model alone, which costs one fit a group); the stronger on a
+		// tie.
 		bestRight := -1
 		for _, c := range L2Grid {
-			picks, err := heldOutPicks(books, c)
+			picks, err := f.heldOutPicks(c, false)
 			if err != nil {
 				return nil, err
 			}
@@ -255,16 +295,15 @@ func Fit(books []*Labelled, opt FitOptions) (*answer.Model, error) {
 			}
 		}
 	}
-	w, err := fitWeights(books, l2)
+	m, err := f.model(l2, nil, !opt.Single)
 	if err != nil {
 		return nil, err
 	}
-	picks, err := heldOutPicks(books, l2)
+	picks, err := f.heldOutPicks(l2, !opt.Single)
 	if err != nil {
 		return nil, err
 	}
-	m := &answer.Model{Features: answer.FeatureNames(), Mean: w.Mean, Scale: w.Scale, Weights: w.Weights, None: w.None,
-		Threshold: threshold(picks, budget)}
+	m.Threshold = threshold(picks, budget)
 	m.Fit.L2, m.Fit.WrongBudget = l2, opt.WrongBudget
 	for _, b := range books {
 		m.Fit.Books = append(m.Fit.Books, b.Book)
@@ -284,31 +323,101 @@ func Fit(books []*Labelled, opt FitOptions) (*answer.Model, error) {
 	return m, nil
 }
 
-// heldOutPicks predicts each field's questions with weights fitted on the
-// books of the other fields (leave-one-field-out: the case of a course
-// team's book, which has no sibling among the training books), or on all
-// the books when they are of one field.
-func heldOutPicks(books []*Labelled, l2 float64) ([]pick, error) {
-	fields := fieldsOf(books)
-	var picks []pick
-	for _, field := range fields {
-		var in, others []*Labelled
-		for _, b := range books {
-			if b.field() == field {
-				in = append(in, b)
-			} else {
-				others = append(others, b)
-			}
+// fitter fits weights on the books less some groups (fields, or books),
+// each set once.
+type fitter struct {
+	books  []*Labelled
+	group  func(*Labelled) string
+	groups []string
+	cache  map[string]logistic.Fitted
+}
+
+func newFitter(books []*Labelled, byBook bool) *fitter {
+	f := &fitter{books: books, group: (*Labelled).field, cache: map[string]logistic.Fitted{}}
+	if byBook {
+		f.group = func(l *Labelled) string { return l.Book }
+	}
+	for _, b := range books {
+		if !slices.Contains(f.groups, f.group(b)) {
+			f.groups = append(f.groups, f.group(b))
 		}
-		if len(fields) == 1 {
-			others = books
+	}
+	return f
+}
+
+// without fits the books outside the groups left out; ok is false when
+// no book is left.
+func (f *fitter) without(l2 float64, out ...string) (w logistic.Fitted, ok bool, err error) {
+	out = slices.Sorted(slices.Values(out))
+	key := fmt.Sprint(l2, out)
+	if w, ok := f.cache[key]; ok {
+		return w, true, nil
+	}
+	var in []*Labelled
+	for _, b := range f.books {
+		if !slices.Contains(out, f.group(b)) {
+			in = append(in, b)
 		}
-		w, err := fitWeights(others, l2)
+	}
+	if len(in) == 0 {
+		return w, false, nil
+	}
+	if w, err = fitWeights(in, l2); err != nil {
+		return w, false, err
+	}
+	f.cache[key] = w
+	return w, true, nil
+}
+
+// model is the model fitted without the groups out, with a member for
+// each further group left out when members is set.
+func (f *fitter) model(l2 float64, out []string, members bool) (*answer.Model, error) {
+	w, ok, err := f.without(l2, out...)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("fit: no book left without %v", out)
+	}
+	m := &answer.Model{Features: answer.FeatureNames(), Mean: w.Mean, Scale: w.Scale, Weights: w.Weights, None: w.None}
+	if !members || len(f.groups)-len(out) < 2 {
+		return m, nil
+	}
+	for _, g := range f.groups {
+		if slices.Contains(out, g) {
+			continue
+		}
+		mw, ok, err := f.without(l2, append(slices.Clone(out), g)...)
 		if err != nil {
 			return nil, err
 		}
-		for _, b := range in {
-			picks = append(picks, picksOf(w, b)...)
+		if ok {
+			m.Members = append(m.Members, answer.Member{Without: g, Mean: mw.Mean, Scale: mw.Scale, Weights: mw.Weights, None: mw.None})
+		}
+	}
+	return m, nil
+}
+
+// heldOutPicks predicts each group's questions with a model fitted on the
+// other groups' books (leave-one-field-out: the case of a course team's
+// book, which has no sibling among the training books), or on all the
+// books when there is one group; with members, each fitted without one
+// further group.
+func (f *fitter) heldOutPicks(l2 float64, members bool) ([]pick, error) {
+	var picks []pick
+	for _, g := range f.groups {
+		var out []string
+		if len(f.groups) > 1 {
+			out = []string{g}
+		}
+		m, err := f.model(l2, out, members)
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range f.books {
+			if f.group(b) == g {
+				picks = append(picks, picksOf(m, b)...)
+			}
 		}
 	}
 	return picks, nil
@@ -316,17 +425,6 @@ func heldOutPicks(books []*Labelled, l2 float64) ([]pick, error) {
 
 // field is the book's field, or the book itself when it names none.
 func (l *Labelled) field() string { return cmp.Or(l.Field, l.Book) }
-
-// fieldsOf lists the books' fields in the order they first appear.
-func fieldsOf(books []*Labelled) []string {
-	var out []string
-	for _, b := range books {
-		if !slices.Contains(out, b.field()) {
-			out = append(out, b.field())
-		}
-	}
-	return out
-}
 
 func fitWeights(books []*Labelled, l2 float64) (logistic.Fitted, error) {
 	var groups []logistic.Group
@@ -348,12 +446,12 @@ type pick struct {
 	correct bool
 }
 
-// picksOf chooses, as the answerer does (answer.Pick), each question's
-// candidate.
-func picksOf(f logistic.Fitted, b *Labelled) []pick {
+// picksOf chooses, as the answerer does (answer.Model.Pick), each
+// question's candidate.
+func picksOf(m *answer.Model, b *Labelled) []pick {
 	var out []pick
 	for _, a := range b.Asked {
-		best, p := answer.Pick(f.Probs(a.X), a.Section)
+		best, p := m.Pick(a.X, m.Probs(a.X), a.Section)
 		out = append(out, pick{p: p, correct: a.Correct[best]})
 	}
 	return out

@@ -101,29 +101,71 @@ func synthetic(name string, seed int) *Labelled {
 }
 
 // Fit's threshold is chosen on leave-one-field-out predictions: books of
-// one field are held out together, so a fit on two sibling books and one
-// other gives another threshold than one on three fields.
+// one field are held out together, and each held-out model's members are
+// fitted without one further field.
 func TestFitHoldsOutFields(t *testing.T) {
-	books := []*Labelled{synthetic("a", 1), synthetic("b", 2), synthetic("c", 3)}
-	if got := fieldsOf(books); !reflect.DeepEqual(got, []string{"a", "b", "c"}) {
-		t.Errorf("fields without names: %v", got)
+	books := []*Labelled{synthetic("a", 1), synthetic("b", 2), synthetic("c", 3), synthetic("d", 4)}
+	books[0].Field, books[1].Field, books[2].Field, books[3].Field = "x", "x", "y", "z"
+	f := newFitter(books, false)
+	if !reflect.DeepEqual(f.groups, []string{"x", "y", "z"}) {
+		t.Fatalf("groups %v", f.groups)
 	}
-	books[0].Field, books[1].Field, books[2].Field = "x", "x", "y"
-	if got := fieldsOf(books); !reflect.DeepEqual(got, []string{"x", "y"}) {
-		t.Errorf("fields: %v", got)
-	}
-	picks, err := heldOutPicks(books, 10)
+	picks, err := f.heldOutPicks(10, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Every question is predicted once, by weights fitted without its field.
-	if len(picks) != 90 {
-		t.Errorf("%d held-out picks, want 90", len(picks))
+	// Every question is predicted once, by a model fitted without its field.
+	if len(picks) != 120 {
+		t.Errorf("%d held-out picks, want 120", len(picks))
 	}
-	wy, _ := fitWeights(books[2:], 10)
-	want := picksOf(wy, books[0])
-	if !reflect.DeepEqual(picks[:30], want) {
-		t.Error("field x's first book is not predicted by the weights of field y alone")
+	wyz, _ := fitWeights(books[2:], 10)
+	wy, _ := fitWeights(books[2:3], 10)
+	wz, _ := fitWeights(books[3:], 10)
+	m := &answer.Model{Mean: wyz.Mean, Scale: wyz.Scale, Weights: wyz.Weights, None: wyz.None, Members: []answer.Member{
+		{Without: "y", Mean: wz.Mean, Scale: wz.Scale, Weights: wz.Weights, None: wz.None},
+		{Without: "z", Mean: wy.Mean, Scale: wy.Scale, Weights: wy.Weights, None: wy.None},
+	}}
+	if want := picksOf(m, books[0]); !reflect.DeepEqual(picks[:30], want) {
+		t.Error("field x's first book is not predicted by the model of fields y and z with their members")
+	}
+	// By book, without members: the model of the other three books alone.
+	picks, err = newFitter(books, true).heldOutPicks(10, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wbcd, _ := fitWeights(books[1:], 10)
+	single := &answer.Model{Mean: wbcd.Mean, Scale: wbcd.Scale, Weights: wbcd.Weights, None: wbcd.None}
+	if !reflect.DeepEqual(picks[:30], picksOf(single, books[0])) {
+		t.Error("by book, the first book is not predicted by the weights of the other three")
+	}
+}
+
+// The picked section's probability is the least of the model's and its
+// members': one member that doubts is enough.
+func TestModelPickTakesTheLeastProbability(t *testing.T) {
+	n := len(answer.Features)
+	unit := func(w0 float64) ([]float64, []float64, []float64) {
+		mean, scale, w := make([]float64, n), make([]float64, n), make([]float64, n)
+		for i := range scale {
+			scale[i] = 1
+		}
+		w[0] = w0
+		return mean, scale, w
+	}
+	mean, scale, w := unit(3)
+	m := &answer.Model{Mean: mean, Scale: scale, Weights: w}
+	xs := [][]float64{make([]float64, n), make([]float64, n)}
+	xs[0][0] = 1
+	sections := []string{"a", "b"}
+	best, alone := m.Pick(xs, m.Probs(xs), sections)
+	if best != 0 {
+		t.Fatalf("picked %d, want 0", best)
+	}
+	mm, ms, mw := unit(0.5)
+	m.Members = []answer.Member{{Without: "x", Mean: mm, Scale: ms, Weights: mw}}
+	best2, doubted := m.Pick(xs, m.Probs(xs), sections)
+	if best2 != best || doubted >= alone {
+		t.Errorf("with a doubting member: pick %d p %.3f, alone %.3f", best2, doubted, alone)
 	}
 }
 

@@ -53,7 +53,7 @@ func SplitOf(l *Labelled, qs []Question, m *answer.Model) Split {
 			continue
 		}
 		probs := m.Probs(a.X)
-		best, p := answer.Pick(probs, a.Section)
+		best, p := m.Pick(a.X, probs, a.Section)
 		answers := p >= m.Threshold
 		switch {
 		case a.Correct[best]:

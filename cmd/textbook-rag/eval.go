@@ -22,6 +22,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f.fs.StringVar(&books, "books", "", "leave-one-book-out over a books.tsv: each book evaluated with a model fitted on the others")
 	f.fs.Float64Var(&opt.L2, "l2", opt.L2, "with --books: L2 regularisation of each fit; 0 = chosen in cross-validation")
 	f.fs.Float64Var(&opt.WrongBudget, "wrong-budget", opt.WrongBudget, "with --books: each fit's wrong-answer budget")
+	f.fs.BoolVar(&opt.ByBook, "threshold-by-book", opt.ByBook, "with --books: each fit chooses its threshold on leave-one-book-out rather than leave-one-field-out predictions")
+	f.fs.BoolVar(&opt.Single, "single-model", opt.Single, "with --books: fit no per-field members: the picked section's probability is the model's alone")
 	f.fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.fs.BoolVar(&verbose, "verbose", false, "list every wrong question with the reason")
 	f.fs.BoolVar(&split, "split", false, "with --books: also print where each book's worded questions end (gates, no right candidate, right not picked, right pick)")

@@ -98,6 +98,8 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	f.fs.StringVar(&out, "out", "answer/model.json", "where to write the fitted model")
 	f.fs.Float64Var(&opt.L2, "l2", opt.L2, "L2 regularisation on standardised features; 0 = chosen in cross-validation")
 	f.fs.Float64Var(&opt.WrongBudget, "wrong-budget", opt.WrongBudget, "share of all questions the threshold may answer wrongly in cross-validation")
+	f.fs.BoolVar(&opt.ByBook, "threshold-by-book", opt.ByBook, "choose the threshold on leave-one-book-out rather than leave-one-field-out predictions")
+	f.fs.BoolVar(&opt.Single, "single-model", opt.Single, "fit no per-field members: the picked section's probability is the model's alone")
 	var dump string
 	f.fs.StringVar(&dump, "dump", "", "also write every labelled candidate (features, label, section) to this JSON file, for analysis")
 	if err := f.parse(args); err != nil {
@@ -139,8 +141,8 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := os.WriteFile(out, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write model: %w", err)
 	}
-	fmt.Fprintf(stdout, "fitted on %d books, %d questions, %d candidate passages (%d answer); l2 %g; threshold %.3f; wrote %s\n",
-		len(m.Fit.Books), m.Fit.Questions, m.Fit.Pairs, m.Fit.Positives, m.Fit.L2, m.Threshold, out)
+	fmt.Fprintf(stdout, "fitted on %d books, %d questions, %d candidate passages (%d answer); l2 %g; %d per-field members; threshold %.3f; wrote %s\n",
+		len(m.Fit.Books), m.Fit.Questions, m.Fit.Pairs, m.Fit.Positives, m.Fit.L2, len(m.Members), m.Threshold, out)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "feature\tweight")
 	for i, name := range m.Features {
