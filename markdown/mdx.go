@@ -34,7 +34,7 @@ var (
 // marker goes. Other fenced code is left exactly as it is. The chunker and the reader's
 // page both read pages through it, so they see the same text.
 func StripMDX(body []byte) []byte {
-	lines := selectFramework(strings.Split(string(body), "\n"))
+	lines := selectFramework(plainDialects(strings.Split(string(body), "\n")))
 	out := make([]string, 0, len(lines)+8)
 	fence, dropFence := "", false
 	quizDepth := 0
