@@ -135,7 +135,9 @@ func bookSource(cfg Config) string {
 
 // courseTitle names the course after the book read into files: the title
 // of the Docusaurus config in the folder above the book's, else that of
-// an mdBook's book.toml, else the title of the book's root page, else the
+// an mdBook's book.toml, else that of the layout's config (MkDocs
+// site_name, Quarto book.title, bookdown book_title, Jupyter Book or
+// Jekyll title), else the title of the book's root page, else the
 // book folder's name. The sample is
 // named by the same rule, from its own site config.
 func courseTitle(cfg Config, files fs.FS) string {
@@ -150,6 +152,9 @@ func courseTitle(cfg Config, files fs.FS) string {
 	}
 	if cfg.Docs != "" {
 		if t := markdown.ReadBookTomlTitle(bookSource(cfg)); t != "" {
+			return t
+		}
+		if t := markdown.ReadLayoutTitle(bookSource(cfg)); t != "" {
 			return t
 		}
 	}
