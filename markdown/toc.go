@@ -318,7 +318,7 @@ func applyToc(t *Tree, chapters []*Chapter, folders map[string]*folder, tc toc, 
 	}
 	var root []*Chapter
 	var modules []*Module
-	for _, e := range tc.entries {
+	for _, e := range liftSingleGroup(tc.entries, byPath) {
 		if len(e.Children) == 0 {
 			if c := take(e); c != nil {
 				root = append(root, c)
@@ -409,6 +409,47 @@ func applyToc(t *Tree, chapters []*Chapter, folders map[string]*folder, tc toc, 
 	for _, m := range modules {
 		t.Chapters = append(t.Chapters, m.Chapters...)
 	}
+}
+
+// liftSingleGroup reads the entries under a table of contents' only
+// group of pages as its top level: a site whose nav holds one tab
+// ("Learn") with its sections under it has those sections as modules,
+// not one module of the whole book. Entries that list no page of the
+// book do not count.
+func liftSingleGroup(entries []tocEntry, byPath map[string]*Chapter) []tocEntry {
+	for depth := 0; depth < maxTocDepth; depth++ {
+		var only *tocEntry
+		for i := range entries {
+			if !listsAChapter(entries[i], byPath) {
+				continue
+			}
+			if only != nil || len(entries[i].Children) == 0 {
+				return entries
+			}
+			only = &entries[i]
+		}
+		if only == nil {
+			return entries
+		}
+		lifted := only.Children
+		if only.Path != "" && byPath[only.Path] != nil {
+			lifted = append([]tocEntry{{Title: only.Title, Path: only.Path, Ref: only.Ref}}, lifted...)
+		}
+		entries = lifted
+	}
+	return entries
+}
+
+func listsAChapter(e tocEntry, byPath map[string]*Chapter) bool {
+	if byPath[e.Path] != nil {
+		return true
+	}
+	for _, c := range e.Children {
+		if listsAChapter(c, byPath) {
+			return true
+		}
+	}
+	return false
 }
 
 // tocModuleID names a module of a table of contents: the folder all its
