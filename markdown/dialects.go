@@ -23,11 +23,12 @@ import (
 //     chunks are code blocks (their `#|` options go; a chunk with
 //     echo=FALSE or include=FALSE is not shown); `` `r expr` `` is the
 //     expression as code; `[@key; @other]` citations and `@fig-x` or
-//     `\@ref(fig:x)` cross-references read as "(key; other)" and
-//     "Figure x"; `::: {.callout-note title="T"}` fenced divs are their
+//     `\@ref(fig:x)` cross-references read as "(key; other)", "Figure x"
+//     and "x"; `::: {.callout-note title="T"}` fenced divs are their
 //     title and text; `{{< shortcode >}}` goes; a heading's `{-}` or
 //     `{#id .class}` attributes leave its text (the {#id} stays its
-//     anchor); `(ref:label) text` caption lines are their text.
+//     anchor); `(ref:label) text` caption lines are their text; a
+//     definition list's ": " marker goes.
 
 var (
 	// directiveFence opens a MyST directive or a Quarto/R Markdown chunk:
@@ -147,6 +148,9 @@ func plainDialects(lines []string) []string {
 				continue
 			case fenceCode:
 				if f.options && (chunkOpt.MatchString(line) || mystOption.MatchString(line)) {
+					if chunkOpt.MatchString(line) && hiddenChunk.MatchString(line) {
+						f.kind = fenceDrop // `#| echo: false`: the page shows no code
+					}
 					continue
 				}
 				if m := snippetPath.FindStringSubmatch(line); m != nil {
@@ -214,6 +218,9 @@ func plainDialects(lines []string) []string {
 			strings.HasPrefix(line, "% ") {
 			continue
 		}
+		if strings.HasPrefix(line, ": ") {
+			line = line[2:] // a Pandoc definition's marker
+		}
 		out = append(out, plainInline(line))
 	}
 	// A fence never closed runs to the page's end, as CommonMark reads it.
@@ -234,13 +241,13 @@ func openDirective(m []string, out *[]string) *openFence {
 		lang := strings.Fields(rest + " " + args)
 		l := ""
 		if len(lang) > 0 {
-			l = strings.TrimPrefix(lang[0], "i") // ipython3 → python3
-			if !strings.HasPrefix(lang[0], "ipython") {
-				l = lang[0]
+			l = lang[0]
+			if strings.HasPrefix(l, "ipython") {
+				l = "python" // the kernel: ipython3
 			}
 		}
 		return &openFence{fence: fence, indent: indent, kind: fenceCode, held: []string{indent + fence + l}, options: true}
-	case chunkLanguages[lname] && (args == "" || strings.HasPrefix(args, ",") || strings.HasPrefix(args, " ") || strings.Contains(args, "=")):
+	case chunkLanguages[lname]:
 		if hiddenChunk.MatchString(args) {
 			return &openFence{fence: fence, kind: fenceDrop}
 		}
@@ -321,9 +328,7 @@ func plainProse(line string) string {
 	line = shortcode.ReplaceAllString(line, "")
 	line = bookdownRef.ReplaceAllStringFunc(line, func(s string) string {
 		m := bookdownRef.FindStringSubmatch(s)
-		if name := crossRefNames[m[1]]; name != "" {
-			return name + " " + m[2]
-		}
+		// The text names the kind itself: "Figure \@ref(fig:x)".
 		return m[2]
 	})
 	line = crossRef.ReplaceAllStringFunc(line, func(s string) string {

@@ -412,32 +412,44 @@ func applyToc(t *Tree, chapters []*Chapter, folders map[string]*folder, tc toc, 
 }
 
 // liftSingleGroup reads the entries under a table of contents' only
-// group of pages as its top level: a site whose nav holds one tab
-// ("Learn") with its sections under it has those sections as modules,
-// not one module of the whole book. Entries that list no page of the
-// book do not count.
+// group of pages as its top level when they hold groups themselves: a
+// site whose nav holds one tab ("Learn") with its sections under it has
+// those sections as modules, not one module of the whole book. Pages
+// beside the group stay where they are; entries that list no page of
+// the book do not count.
 func liftSingleGroup(entries []tocEntry, byPath map[string]*Chapter) []tocEntry {
 	for depth := 0; depth < maxTocDepth; depth++ {
-		var only *tocEntry
-		for i := range entries {
-			if !listsAChapter(entries[i], byPath) {
+		group := -1
+		for i, e := range entries {
+			if len(e.Children) == 0 || !listsAChapter(e, byPath) {
 				continue
 			}
-			if only != nil || len(entries[i].Children) == 0 {
+			if group >= 0 {
 				return entries
 			}
-			only = &entries[i]
+			group = i
 		}
-		if only == nil {
+		if group < 0 || !hasGroup(entries[group].Children, byPath) {
 			return entries
 		}
-		lifted := only.Children
-		if only.Path != "" && byPath[only.Path] != nil {
-			lifted = append([]tocEntry{{Title: only.Title, Path: only.Path, Ref: only.Ref}}, lifted...)
+		g := entries[group]
+		lifted := append([]tocEntry(nil), entries[:group]...)
+		if g.Path != "" && byPath[g.Path] != nil {
+			lifted = append(lifted, tocEntry{Title: g.Title, Path: g.Path, Ref: g.Ref})
 		}
-		entries = lifted
+		lifted = append(lifted, g.Children...)
+		entries = append(lifted, entries[group+1:]...)
 	}
 	return entries
+}
+
+func hasGroup(entries []tocEntry, byPath map[string]*Chapter) bool {
+	for _, e := range entries {
+		if len(e.Children) > 0 && listsAChapter(e, byPath) {
+			return true
+		}
+	}
+	return false
 }
 
 func listsAChapter(e tocEntry, byPath map[string]*Chapter) bool {

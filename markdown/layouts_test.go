@@ -1,0 +1,196 @@
+package markdown
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// The books under testdata/layouts are written for these tests, one per
+// layout: mkdocs (mkdocs.yml nav with a docs_dir, admonitions, tabs,
+// blocks, a snippet, setext headings), jupyterbook (_toc.yml parts, MyST
+// directives and roles, a notebook), quarto (_quarto.yml chapters, parts
+// and appendices, chunks, callouts, citations, cross-references),
+// bookdown (_bookdown.yml rmd_files, hidden chunks, text references),
+// gitbook (SUMMARY.md with part headings, a comment and a stray line) and
+// jekyll (_config.yml collections with a permalink, a partial folder).
+// Each one's golden listing holds the course name, the modules and
+// chapters in order with titles and page paths, the warnings, and every
+// chunk's text: what a student is quoted.
+
+func layoutListing(t *testing.T, dir string) string {
+	t.Helper()
+	var warnings []string
+	opts := DefaultOptions()
+	opts.Warn = func(p string, err error) { warnings = append(warnings, p+": "+err.Error()) }
+	fsys := os.DirFS(dir)
+	tree, err := ReadTree(t.Context(), fsys, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quiet := DefaultOptions()
+	_, chunks, err := Load(t.Context(), fsys, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkChunks(t, chunks)
+	var b strings.Builder
+	title := ReadLayoutTitle(dir)
+	if title == "" {
+		title = RootPageTitle(fsys)
+	}
+	fmt.Fprintf(&b, "course: %s\n", title)
+	for _, c := range tree.Chapters {
+		if c.ModuleID == "" {
+			fmt.Fprintf(&b, "chapter %s %q /docs/%s\n", c.File, c.Title, c.Route)
+		}
+	}
+	for _, m := range tree.Modules {
+		fmt.Fprintf(&b, "module %s %q\n", m.ID, m.Title)
+		for _, c := range m.Chapters {
+			fmt.Fprintf(&b, "  chapter %s %q /docs/%s\n", c.File, c.Title, c.Route)
+		}
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(&b, "warning %s\n", w)
+	}
+	for _, c := range chunks {
+		fmt.Fprintf(&b, "=== %s #%d section=%s anchor=%s\n%s\n", c.ChapterPath, c.ChunkIndex, c.SectionHeading, c.Anchor, c.Text)
+	}
+	return b.String()
+}
+
+func TestLayoutFixtures(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("testdata", "layouts", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range dirs {
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			continue
+		}
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			got := layoutListing(t, dir)
+			golden := dir + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update)", err)
+			}
+			if got != string(want) {
+				t.Errorf("listing differs from %s (run with -update and review the diff):\n%s", golden, got)
+			}
+			for _, raw := range rawMarkup {
+				if i := strings.Index(got, raw); i >= 0 {
+					t.Errorf("raw markup %q quoted: …%s…", raw, got[max(0, i-60):min(len(got), i+60)])
+				}
+			}
+		})
+	}
+}
+
+// rawMarkup is dialect markup that a quote must never show.
+var rawMarkup = []string{"!!! ", "??? ", "=== \"", "/// ", "{!>", "{* ", "```{", ":::{", "::: {", "{{<", "`r ",
+	"[@", "\\@ref(", "{-}", "{.unnumbered}", "(ref:", "{doc}`", "{eq}`", "{cite}`", "{term}`", "{math}`", "{numref}`",
+	":label:", ":class:", ":tags:", "#| ", "+++", ")=\n", "{/*"}
+
+func readWarned(t *testing.T, book fstest.MapFS) (*Tree, []string) {
+	t.Helper()
+	var warnings []string
+	opts := DefaultOptions()
+	opts.Warn = func(p string, err error) { warnings = append(warnings, p+": "+err.Error()) }
+	tree, err := ReadTree(t.Context(), book, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree, warnings
+}
+
+func chapterFiles(tree *Tree) []string {
+	var out []string
+	for _, c := range tree.Chapters {
+		out = append(out, c.File+" /docs/"+c.Route)
+	}
+	return out
+}
+
+// A Jekyll site copied without its _config.yml is known by its pages'
+// front matter: its "_" folders with Jekyll pages are read, as
+// /collection/path; in a Docusaurus book a "_" folder is a partial, left
+// out with a warning.
+func TestUnderscoreFolders(t *testing.T) {
+	page := func(fm, text string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte("---\n" + fm + "\n---\n\n" + text + "\n")}
+	}
+	tree, warnings := readWarned(t, fstest.MapFS{
+		"guide.md":          page("layout: base\ntitle: Guide", "The guide."),
+		"_u-rel/nsubj.md":   page("layout: relation\ntitle: nsubj", "A nominal subject."),
+		"_u-rel/obj.md":     page("layout: relation\ntitle: obj", "An object."),
+		"_notes/scratch.md": page("title: Scratch", "Not a Jekyll page."),
+	})
+	want := []string{"guide.md /docs/guide", "_u-rel/nsubj.md /docs/u-rel/nsubj", "_u-rel/obj.md /docs/u-rel/obj"}
+	if got := chapterFiles(tree); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("chapters %q, want %q", got, want)
+	}
+	if len(tree.Modules) != 1 || tree.Modules[0].Title != "u-rel" {
+		t.Errorf("modules %+v, want the collection u-rel", tree.Modules)
+	}
+	if len(warnings) != 1 || !strings.HasPrefix(warnings[0], "_notes: skipped") {
+		t.Errorf("warnings %q, want one for _notes", warnings)
+	}
+
+	_, warnings = readWarned(t, fstest.MapFS{
+		"intro.md":             {Data: []byte("# Intro\n\nText.\n")},
+		"_partials/snippet.md": {Data: []byte("Shared text.\n")},
+		"sidebars.js":          {Data: []byte("module.exports = {docs: ['intro']};\n")},
+	})
+	if got := strings.Join(warnings, "\n"); !strings.Contains(got, "_partials: skipped: a folder whose name starts with \"_\" holds partials in a Docusaurus book") ||
+		!strings.Contains(got, "sidebars.js: not read") {
+		t.Errorf("warnings %q, want the partial folder and the sidebar named", got)
+	}
+}
+
+// An mdBook SUMMARY.md with a line the tutor cannot read keeps its
+// table of contents: the line is skipped with a warning naming it.
+func TestSummaryUnknownLinesWarn(t *testing.T) {
+	tree, warnings := readWarned(t, fstest.MapFS{
+		"src/SUMMARY.md": {Data: []byte("# Summary\n\n<!-- TODO: Define Sections -->\n\n- [Intro](intro.md)\n- [Design](design.md)\n\nStray prose.\n")},
+		"src/intro.md":   {Data: []byte("# Intro\n\nText.\n")},
+		"src/design.md":  {Data: []byte("# Design\n\nText.\n")},
+	})
+	want := []string{"src/intro.md /docs/intro", "src/design.md /docs/design"}
+	if got := chapterFiles(tree); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("chapters %q, want %q", got, want)
+	}
+	if got := strings.Join(warnings, "\n"); got != "src/SUMMARY.md: line 8: skipped, not a link to a page" {
+		t.Errorf("warnings %q", got)
+	}
+}
+
+// Underlined (setext) headings are sections, as # headings are.
+func TestSetextHeadingsAreSections(t *testing.T) {
+	book := fstest.MapFS{"guide.md": {Data: []byte("Active Widgets\n==============\n\nAn introduction.\n\n" +
+		"--------------------------------\n\nWhat is a widget?\n-----------------\n\n" + strings.Repeat("A widget is a part of a window. ", 60) +
+		"\n\nMaking widgets\n--------------\n\n" + strings.Repeat("Call the factory to make one. ", 60) + "\n")}}
+	_, chunks, err := Load(t.Context(), book, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sections []string
+	for _, c := range chunks {
+		sections = append(sections, headingTexts(c.Headings)...)
+	}
+	if got := strings.Join(sections, "|"); !strings.Contains(got, "What is a widget?") || !strings.Contains(got, "Making widgets") {
+		t.Errorf("sections %q, want the underlined headings", got)
+	}
+	if chunks[0].ChapterTitle != "Active Widgets" {
+		t.Errorf("chapter title %q", chunks[0].ChapterTitle)
+	}
+}
