@@ -52,10 +52,14 @@ var (
 	// mystTarget is a `(label)=` line; mystOption a directive's option.
 	mystTarget = regexp.MustCompile(`^\s*\([\w:./-]+\)=\s*$`)
 	mystOption = regexp.MustCompile(`^\s*:[\w-]+:(?:\s.*)?$`)
-	chunkOpt   = regexp.MustCompile(`^\s*#\|`)
+	// mystBreak is a MyST cell break, `+++` with the cell's metadata.
+	mystBreak = regexp.MustCompile(`^\+\+\+\s*(?:\{.*\})?\s*$`)
+	chunkOpt  = regexp.MustCompile(`^\s*#\|`)
 	// hiddenChunk: a chunk whose code the page does not show.
-	hiddenChunk  = regexp.MustCompile(`(?i)\b(?:echo|include)\s*[=:]\s*(?:false|f)\b`)
-	role         = regexp.MustCompile("(^|[\\s(\\[\"'])\\{([a-z][\\w:+-]*)\\}`([^`]*)`")
+	hiddenChunk = regexp.MustCompile(`(?i)\b(?:echo|include)\s*[=:]\s*(?:false|f)\b`)
+	role        = regexp.MustCompile("(^|[^\\w=$\\\\`])\\{([a-z][\\w:+-]*)\\}`([^`]*)`")
+	// openRole is a role whose text runs on to the next line.
+	openRole     = regexp.MustCompile("(?:^|[^\\w=$\\\\`])\\{[a-z][\\w:+-]*\\}`[^`]*$")
 	roleTarget   = regexp.MustCompile(`^(.*?)\s*<([^<>]*)>$`)
 	inlineR      = regexp.MustCompile("`(?:r|\\{r\\}|\\{python\\}|\\{julia\\})\\s+([^`]+)`")
 	citation     = regexp.MustCompile(`\[((?:[^\[\]]*[\s;-])?@\w[^\[\]]*)\]`)
@@ -65,7 +69,7 @@ var (
 	shortcode    = regexp.MustCompile(`\{\{<\s*[^{}]*?>\}\}`)
 	headingAttrs = regexp.MustCompile(`^( {0,3}#{1,6}[ \t].*?)[ \t]+\{((?:\s*(?:[#.][\w:.-]+|-|[\w-]+=(?:"[^"]*"|\S+)))+)\s*\}[ \t]*$`)
 	spanAttrs    = regexp.MustCompile(`(\]|\))\{(?:[.#][^{}]*|[\w-]+=[^{}]*)\}`)
-	refCaption   = regexp.MustCompile(`^\(ref:[\w.-]+\)\s+`)
+	refCaption   = regexp.MustCompile(`^\(ref:[\w.-]+\)\s*`)
 )
 
 // codeDirectives are MyST directives whose body is code.
@@ -116,7 +120,14 @@ func plainDialects(lines []string) []string {
 	out := make([]string, 0, len(lines))
 	var fences []*openFence
 	var blocks []indentBlock
+	// options: the lines after a colon directive's opener may be its
+	// options; pending: a line whose role runs on to the next.
+	options, pending, held := false, "", 0
 	for _, line := range lines {
+		if options && mystOption.MatchString(line) {
+			continue
+		}
+		options = false
 		// MkDocs blocks end at the first line indented less than their
 		// content; their content loses the indentation.
 		if strings.TrimSpace(line) != "" {
@@ -127,6 +138,12 @@ func plainDialects(lines []string) []string {
 		}
 		if n := len(blocks); n > 0 {
 			line = cutIndent(line, blocks[n-1].cut)
+		}
+		if pending != "" {
+			if t := strings.TrimSpace(line); t == "" || fenceOpen.MatchString(line) || strings.HasPrefix(t, ":::") {
+				out = append(out, strings.Split(plainInline(pending), "\n")...)
+				pending, held = "", 0
+			}
 		}
 		if n := len(fences); n > 0 {
 			f := fences[n-1]
@@ -199,6 +216,7 @@ func plainDialects(lines []string) []string {
 			continue
 		}
 		if m := colonDirective.FindStringSubmatch(line); m != nil {
+			options = true
 			if droppedDirectives[m[2]] {
 				out = append(out, m[1]+"div")
 			} else {
@@ -214,14 +232,27 @@ func plainDialects(lines []string) []string {
 			out = append(out, m[1]+"div"+title)
 			continue
 		}
-		if snippetLine.MatchString(line) || mystTarget.MatchString(line) || strings.TrimSpace(line) == "+++" ||
+		if snippetLine.MatchString(line) || mystTarget.MatchString(line) || mystBreak.MatchString(line) ||
 			strings.HasPrefix(line, "% ") {
 			continue
 		}
 		if strings.HasPrefix(line, ": ") {
 			line = line[2:] // a Pandoc definition's marker
 		}
-		out = append(out, plainInline(line))
+		if pending != "" {
+			line = pending + "\n" + line
+			pending = ""
+		}
+		// A role's text may run over a few lines of a paragraph.
+		if held < 3 && strings.TrimSpace(line) != "" && openRole.MatchString(line) {
+			pending, held = line, held+1
+			continue
+		}
+		held = 0
+		out = append(out, strings.Split(plainInline(line), "\n")...)
+	}
+	if pending != "" {
+		out = append(out, strings.Split(plainInline(pending), "\n")...)
 	}
 	// A fence never closed runs to the page's end, as CommonMark reads it.
 	for i := len(fences) - 1; i >= 0; i-- {

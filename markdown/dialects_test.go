@@ -48,6 +48,13 @@ func TestPlainDialects(t *testing.T) {
 		{"code is left alone", "```python\n@fig-x [@a]\n```", "```python\n@fig-x [@a]\n```"},
 		{"jsx in code spans is no role", "Pass `size={undefined}`. But `size={null}` or `@fig-x` stays.", "Pass `size={undefined}`. But `size={null}` or `@fig-x` stays."},
 		{"definition list", "Quadrat\n: A frame.", "Quadrat\nA frame."},
+		{"role over two lines", "In our {doc}`earlier lecture\n<markov>` we saw it.\n\nNext.", "In our earlier lecture we saw it.\n\nNext."},
+		{"unclosed role at a paragraph's end", "A {doc}`broken\n\nNext.", "A {doc}`broken\n\nNext."},
+		{"role after dashes", "Equations (a)--{eq}`b` hold.", "Equations (a)--(b) hold."},
+		{"cell break with metadata", "+++ {\"tags\": []}\nText.", "Text."},
+		{"colon directive options", ":::{exercise}\n:label: ex2\n\nSolve it.\n:::", ":::div \n\nSolve it.\n:::"},
+		{"ref caption before a link", "(ref:alve)[A wall.](https://example.org)", "[A wall.](https://example.org)"},
+		{"braces in a code span are no role", "Use `{x}` here and\nthere `y`.", "Use `{x}` here and\nthere `y`."},
 		{"plain", "Just text.\n\n- a list", "Just text.\n\n- a list"},
 	}
 	for _, tt := range tests {

@@ -92,13 +92,18 @@ func TestLayoutFixtures(t *testing.T) {
 					t.Errorf("raw markup %q quoted: …%s…", raw, got[max(0, i-60):min(len(got), i+60)])
 				}
 			}
+			for _, line := range strings.Split(got, "\n") {
+				if raw := rawLine(line); raw != "" {
+					t.Errorf("raw markup %q quoted: %q", raw, line)
+				}
+			}
 		})
 	}
 }
 
 // rawMarkup is dialect markup that a quote must never show.
 var rawMarkup = []string{"!!! ", "??? ", "=== \"", "/// ", "{!>", "{* ", "```{", ":::{", "::: {", "{{<", "`r ",
-	"[@", "\\@ref(", "{-}", "{.unnumbered}", "(ref:", "{doc}`", "{eq}`", "{cite}`", "{term}`", "{math}`", "{numref}`",
+	"\\@ref(", "(ref:", "{doc}`", "{eq}`", "{cite}`", "{term}`", "{math}`", "{numref}`",
 	":label:", ":class:", ":tags:", "#| ", "+++", ")=\n", "{/*"}
 
 func readWarned(t *testing.T, book fstest.MapFS) (*Tree, []string) {
@@ -193,4 +198,17 @@ func TestSetextHeadingsAreSections(t *testing.T) {
 	if chunks[0].ChapterTitle != "Active Widgets" {
 		t.Errorf("chapter title %q", chunks[0].ChapterTitle)
 	}
+}
+
+// rawLine finds markup that is raw only in some places: a citation (not
+// a link's text, "[@name](url)") and a heading's attributes.
+func rawLine(line string) string {
+	line = strings.TrimSpace(line)
+	if plainCitations(line) != line {
+		return "[@…]"
+	}
+	if strings.HasPrefix(line, "#") && (strings.HasSuffix(line, "{-}") || strings.Contains(line, "{.unnumbered")) {
+		return "{-}"
+	}
+	return ""
 }
