@@ -10,10 +10,11 @@ import (
 	"strings"
 )
 
-// Each layout a book can be written in (mdBook, doc-builder, MkDocs,
-// Jupyter Book, Quarto, bookdown, Jekyll) is a bookLayout, in a file of
-// its own. A book read by none of them is read as a Docusaurus docs
-// folder: folders, _category_.json and number prefixes.
+// Each layout a book can be written in (mdBook and GitBook, doc-builder,
+// Docusaurus with a sidebar file, MkDocs, Jupyter Book, Quarto, bookdown,
+// Jekyll) is a bookLayout, in a file of its own. A book read by none of
+// them is read as a Docusaurus docs folder: folders, _category_.json and
+// number prefixes.
 
 // layout is how a book gives its structure.
 type layout struct {
@@ -43,7 +44,7 @@ type bookLayout interface {
 
 // bookLayouts are tried in this order; the first that recognises the
 // book reads it.
-var bookLayouts = []bookLayout{mdBookLayout{}, docBuilderLayout{}, mkDocsLayout{}, jupyterBookLayout{}, quartoLayout{}, bookdownLayout{}, jekyllLayout{}}
+var bookLayouts = []bookLayout{mdBookLayout{}, docBuilderLayout{}, docusaurusSidebarLayout{}, mkDocsLayout{}, jupyterBookLayout{}, quartoLayout{}, bookdownLayout{}, jekyllLayout{}}
 
 // configFiles are the layouts' config files, at the book's root.
 var configFiles = map[string]bool{toctreeFile: true, mkDocsFile: true, mkDocsFileAlt: true, jbTocFile: true,
@@ -61,13 +62,6 @@ func readLayout(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, e
 		if ok {
 			lay = got
 			break
-		}
-	}
-	if lay.toc == nil {
-		for _, s := range []string{"sidebars.js", "sidebars.ts"} {
-			if l.configs[s] {
-				opts.warn(s, errors.New("not read (a sidebar file is code, and the tutor never runs it): the order comes from folders, _category_.json and number prefixes"))
-			}
 		}
 	}
 	if len(l.notebooks) > 0 {

@@ -289,6 +289,7 @@ func applyToc(t *Tree, chapters []*Chapter, folders map[string]*folder, tc toc, 
 			byPath[c.Path] = c
 		}
 	}
+	byDocID := docIDs(chapters)
 	listed := map[*Chapter]bool{}
 	pos := 0.0
 	take := func(e tocEntry) *Chapter {
@@ -296,6 +297,9 @@ func applyToc(t *Tree, chapters []*Chapter, folders map[string]*folder, tc toc, 
 			return nil // no page, or a web address
 		}
 		c := byPath[e.Path]
+		if c == nil {
+			c = byDocID[e.Path]
+		}
 		if c == nil {
 			opts.warn(tc.file, fmt.Errorf("lists %q, which is not a page of the book", e.Ref))
 			return nil
@@ -409,6 +413,26 @@ func applyToc(t *Tree, chapters []*Chapter, folders map[string]*folder, tc toc, 
 	for _, m := range modules {
 		t.Chapters = append(t.Chapters, m.Chapters...)
 	}
+}
+
+// docIDs are the chapters by their Docusaurus doc id, with and without
+// number prefixes: a sidebar names pages so.
+func docIDs(chapters []*Chapter) map[string]*Chapter {
+	ids := map[string]*Chapter{}
+	add := func(id string, c *Chapter) {
+		if _, ok := ids[id]; !ok {
+			ids[id] = c
+		}
+	}
+	for _, c := range chapters {
+		base := stripNumberPrefix(stem(c.File))
+		if id := c.fm["id"]; id != "" && !strings.Contains(id, "/") {
+			base = id
+		}
+		add(path.Join(c.dir, base), c)
+		add(path.Join(stripPathPrefixes(c.dir), base), c)
+	}
+	return ids
 }
 
 // liftSingleGroup reads the entries under a table of contents' only

@@ -104,7 +104,7 @@ func bookFS(cfg Config) (fs.FS, string, error) {
 
 // readBook reads the configured book into memory, once: a folder through
 // markdown.ReadDir (inside the folder, no links followed, no FIFO waited
-// on), or the built-in sample.
+// on) with the Docusaurus sidebar file above it, or the built-in sample.
 func readBook(ctx context.Context, cfg Config, opts markdown.Options) (fs.FS, error) {
 	if cfg.Docs == "" {
 		return markdown.ReadFS(ctx, sample.Docs(), opts)
@@ -112,7 +112,12 @@ func readBook(ctx context.Context, cfg Config, opts markdown.Options) (fs.FS, er
 	if _, _, err := bookFS(cfg); err != nil {
 		return nil, err
 	}
-	return markdown.ReadDir(ctx, cfg.Docs, opts)
+	fsys, err := markdown.ReadDir(ctx, cfg.Docs, opts)
+	if err != nil {
+		return nil, err
+	}
+	// A Docusaurus sidebar lives beside the docs folder, not in it.
+	return markdown.BringSidebar(fsys, cfg.Docs), nil
 }
 
 // chunkOptions fingerprints the chunker settings stored with an index.
