@@ -1,7 +1,9 @@
 // Package markdown reads a Docusaurus-style book — folders are modules,
-// .md/.mdx files are chapters — or one laid out for mdBook (SUMMARY.md) or
-// Hugging Face's doc-builder (_toctree.yml), whose table of contents gives
-// the order, titles and modules. It parses each page with goldmark and
+// .md/.mdx files are chapters — or one laid out for another site
+// generator (mdBook or GitBook, doc-builder, a Docusaurus sidebar, MkDocs,
+// Jupyter Book, Quarto, bookdown, Jekyll: see layout.go), whose table of
+// contents gives the order, titles and modules, and reads each dialect's
+// markup as the site shows it (dialects.go). It parses each page with goldmark and
 // cuts it into chunks for retrieval: split at `##`, then at `###` and at
 // block boundaries when a section is too big, small pieces joined to a
 // neighbour, adjacent chunks overlapping a little.
