@@ -223,3 +223,35 @@ func rawLine(line string) string {
 	}
 	return ""
 }
+
+// A sidebar written as categories by label, {docs: {Label: [...]}}, is
+// read too; nested categories belong to the top one's module.
+func TestSidebarShorthand(t *testing.T) {
+	page := func(title string) *fstest.MapFile { return &fstest.MapFile{Data: []byte("# " + title + "\n\nText.\n")} }
+	tree, warnings := readWarned(t, fstest.MapFS{
+		"sidebars.js": {Data: []byte(`module.exports = {
+  docs: {
+    Start: ['start/why', 'start/install'],
+    'Using it': ['use/index', {type: 'category', label: 'Deeper', collapsed: true, items: ['use/deep/b', 'use/deep/a']}],
+    Questions: ['faq'],
+  },
+};`)},
+		"start/install.md": page("Install"), "start/why.md": page("Why"), "use/index.md": page("Use"),
+		"use/deep/a.md": page("A"), "use/deep/b.md": page("B"), "faq.md": page("FAQ"),
+	})
+	want := []string{"start/why.md /docs/start/why", "start/install.md /docs/start/install", "use/index.md /docs/use",
+		"use/deep/b.md /docs/use/deep/b", "use/deep/a.md /docs/use/deep/a", "faq.md /docs/faq"}
+	if got := chapterFiles(tree); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("chapters %q, want %q", got, want)
+	}
+	var titles []string
+	for _, m := range tree.Modules {
+		titles = append(titles, m.Title)
+	}
+	if got := strings.Join(titles, "|"); got != "Start|Using it|Questions" {
+		t.Errorf("modules %q", got)
+	}
+	if len(warnings) > 0 {
+		t.Errorf("warnings %q", warnings)
+	}
+}
