@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"slices"
@@ -33,7 +34,12 @@ func (mdBookLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 		}
 		base := parentDir(sp)
 		entries, skipped, ok := parseSummary(cleanText(b), base)
-		if !ok || !listsAPage(entries, known) {
+		if !listsAPage(entries, known) {
+			continue
+		}
+		if !ok {
+			// Links to pages among as much else: a page, but say so.
+			opts.warn(sp, fmt.Errorf("read as a page, not a table of contents: %d of its blocks are not links (%v)", len(skipped), skipped[0]))
 			continue
 		}
 		for _, s := range skipped {

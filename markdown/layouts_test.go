@@ -255,3 +255,18 @@ func TestSidebarShorthand(t *testing.T) {
 		t.Errorf("warnings %q", warnings)
 	}
 }
+
+// A SUMMARY.md that links to a page among as much prose is a page, and
+// the warning says why it is no table of contents.
+func TestSummaryThatIsAPageWarns(t *testing.T) {
+	tree, warnings := readWarned(t, fstest.MapFS{
+		"SUMMARY.md": {Data: []byte("# Summary of the week\n\n- [The intro](intro.md)\n\nThen we talked.\n\nAnd we left.\n")},
+		"intro.md":   {Data: []byte("# Intro\n\nText.\n")},
+	})
+	if len(tree.Chapters) != 2 {
+		t.Errorf("chapters %q, want SUMMARY.md read as a page", chapterFiles(tree))
+	}
+	if got := strings.Join(warnings, "\n"); !strings.HasPrefix(got, "SUMMARY.md: read as a page, not a table of contents: 2 of its blocks are not links (line 5: skipped") {
+		t.Errorf("warnings %q", got)
+	}
+}
