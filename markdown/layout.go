@@ -48,7 +48,7 @@ var bookLayouts = []bookLayout{mdBookLayout{}, docBuilderLayout{}, docusaurusSid
 
 // configFiles are the layouts' config files, at the book's root.
 var configFiles = map[string]bool{toctreeFile: true, mkDocsFile: true, mkDocsFileAlt: true, jbTocFile: true,
-	jbConfigFile: true, quartoFile: true, bookdownFile: true, "sidebars.js": true, "sidebars.ts": true}
+	configYMLFile: true, quartoFile: true, bookdownFile: true, "sidebars.js": true, "sidebars.ts": true}
 
 // readLayout finds the book's layout. Notebooks and pages in "_" folders
 // that the layout does not take are left out with a warning each folder.

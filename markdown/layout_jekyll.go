@@ -33,7 +33,7 @@ func (jekyllLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 	// permalinks are the collections by folder, with their permalink
 	// pattern ("" for Jekyll's default).
 	permalinks := map[string]string{}
-	b, hasConfig, err := readConfig(fsys, l, jbConfigFile, opts)
+	b, hasConfig, err := readConfig(fsys, l, configYMLFile, opts)
 	if err != nil {
 		return layout{}, false, err
 	}
@@ -41,7 +41,7 @@ func (jekyllLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 		hash.Write(b)
 		var conf jekyllConfig
 		if err := yaml.Unmarshal(b, &conf); err != nil {
-			opts.warn(jbConfigFile, fmt.Errorf("collections not read: not valid YAML: %w", err))
+			opts.warn(configYMLFile, fmt.Errorf("collections not read: not valid YAML: %w", err))
 		}
 		dir := strings.Trim(conf.CollectionsDir, "/")
 		add := func(name, permalink string) {

@@ -19,8 +19,9 @@ import (
 type jupyterBookLayout struct{}
 
 const (
-	jbTocFile    = "_toc.yml"
-	jbConfigFile = "_config.yml"
+	jbTocFile = "_toc.yml"
+	// configYMLFile is Jupyter Book's config, and Jekyll's.
+	configYMLFile = "_config.yml"
 )
 
 func (jupyterBookLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, bool, error) {

@@ -37,7 +37,7 @@ func layoutListing(t *testing.T, dir string) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fsys, title = BringSidebar(snap, docs), ReadSiteTitle(dir)
+		fsys, title = BringSiteConfig(snap, docs), ReadSiteTitle(dir)
 	}
 	tree, err := ReadTree(t.Context(), fsys, opts)
 	if err != nil {
@@ -268,5 +268,49 @@ func TestSummaryThatIsAPageWarns(t *testing.T) {
 	}
 	if got := strings.Join(warnings, "\n"); !strings.HasPrefix(got, "SUMMARY.md: read as a page, not a table of contents: 2 of its blocks are not links (line 5: skipped") {
 		t.Errorf("warnings %q", got)
+	}
+}
+
+// `--docs` may name an MkDocs site's docs folder: its mkdocs.yml, above
+// it, orders the book when its docs_dir is that folder.
+func TestMkDocsConfigAboveTheDocsFolder(t *testing.T) {
+	for _, tt := range []struct {
+		docsDir string
+		want    string
+	}{
+		{"", "b.md|a.md"},      // docs_dir defaults to docs
+		{"docs", "b.md|a.md"},  // named
+		{"pages", "a.md|b.md"}, // another folder's: not this book's order
+	} {
+		site := t.TempDir()
+		conf := "site_name: S\nnav:\n  - b.md\n  - a.md\n"
+		if tt.docsDir != "" {
+			conf += "docs_dir: " + tt.docsDir + "\n"
+		}
+		for name, body := range map[string]string{"mkdocs.yml": conf, "docs/a.md": "# A\n\nText.\n", "docs/b.md": "# B\n\nText.\n"} {
+			p := filepath.Join(site, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		docs := filepath.Join(site, "docs")
+		snap, err := ReadDir(t.Context(), docs, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree, err := ReadTree(t.Context(), BringSiteConfig(snap, docs), DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range tree.Chapters {
+			got = append(got, c.File)
+		}
+		if strings.Join(got, "|") != tt.want {
+			t.Errorf("docs_dir %q: chapters %q, want %s", tt.docsDir, got, tt.want)
+		}
 	}
 }

@@ -20,7 +20,7 @@ var layoutTitles = []struct {
 	{mkDocsFileAlt, [][]string{{"site_name"}}},
 	{quartoFile, [][]string{{"book", "title"}, {"website", "title"}}},
 	{bookdownFile, [][]string{{"book_title"}}},
-	{jbConfigFile, [][]string{{"title"}}},
+	{configYMLFile, [][]string{{"title"}}},
 }
 
 // ReadLayoutTitle returns the course's name as the book's layout config

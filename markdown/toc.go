@@ -3,11 +3,9 @@ package markdown
 import (
 	"errors"
 	"fmt"
-
 	"io/fs"
 	"net/url"
 	"path"
-
 	"strconv"
 	"strings"
 
@@ -16,10 +14,13 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Books written for mdBook and for Hugging Face's doc-builder give their
-// order and titles in one file, not in _category_.json and number
-// prefixes: mdBook in SUMMARY.md (at the book's root, or in src/ beside
-// book.toml), doc-builder in _toctree.yml. Both are read as a toc.
+// Most layouts give a book's order and titles in one file, not in
+// _category_.json and number prefixes: mdBook and GitBook in SUMMARY.md,
+// doc-builder in _toctree.yml, MkDocs in mkdocs.yml, Jupyter Book in
+// _toc.yml, Quarto in _quarto.yml, bookdown in _bookdown.yml, a
+// Docusaurus site in sidebars.js. Each layout (layout_*.go) reads its file
+// as a toc; this file holds the toc, the SUMMARY.md and _toctree.yml
+// readers and applyToc, which orders the book by it.
 
 const (
 	summaryFile = "SUMMARY.md"

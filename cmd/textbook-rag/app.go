@@ -104,7 +104,8 @@ func bookFS(cfg Config) (fs.FS, string, error) {
 
 // readBook reads the configured book into memory, once: a folder through
 // markdown.ReadDir (inside the folder, no links followed, no FIFO waited
-// on) with the Docusaurus sidebar file above it, or the built-in sample.
+// on) with the site config above it (a Docusaurus sidebar, an
+// mkdocs.yml), or the built-in sample.
 func readBook(ctx context.Context, cfg Config, opts markdown.Options) (fs.FS, error) {
 	if cfg.Docs == "" {
 		return markdown.ReadFS(ctx, sample.Docs(), opts)
@@ -116,8 +117,9 @@ func readBook(ctx context.Context, cfg Config, opts markdown.Options) (fs.FS, er
 	if err != nil {
 		return nil, err
 	}
-	// A Docusaurus sidebar lives beside the docs folder, not in it.
-	return markdown.BringSidebar(fsys, cfg.Docs), nil
+	// A Docusaurus sidebar or an mkdocs.yml lives beside the docs
+	// folder, not in it.
+	return markdown.BringSiteConfig(fsys, cfg.Docs), nil
 }
 
 // chunkOptions fingerprints the chunker settings stored with an index.
