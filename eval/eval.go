@@ -301,12 +301,17 @@ func missingTerm(answer string, terms []string) string {
 // {#id} or Hugging Face doc-builder's [[id]].
 var headingAnchor = regexp.MustCompile(`\s*(?:\{#[^{}]*\}|\[\[[^\[\]\s]*\]\])\s*$`)
 
+// headingTag is an HTML tag in a heading's source (`<a name="x">`): the
+// site shows its text, not the tag.
+var headingTag = regexp.MustCompile(`</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>`)
+
 // normHeading compares headings as a reader sees them: without a
-// trailing anchor ({#id} or [[id]]), code-span backticks or bold marks,
+// trailing anchor ({#id} or [[id]]), HTML tags, code-span backticks or bold marks,
 // case or extra space. The labels write a heading as its Markdown source
 // ("The `map()` method"), the chunker keeps its text ("The map() method").
 func normHeading(h string) string {
 	h = headingAnchor.ReplaceAllString(strings.TrimSpace(h), "")
+	h = headingTag.ReplaceAllString(h, "")
 	h = strings.NewReplacer("`", "", "**", "").Replace(h)
 	return strings.ToLower(strings.Join(strings.Fields(h), " "))
 }

@@ -485,6 +485,7 @@ func TestNormHeadingMatchesAcrossDialects(t *testing.T) {
 		{"Why Blocks 🧱?[[why-blocks-]]", "Why Blocks 🧱?"},
 		{"From `Dataset`s to `DataFrame`s and back", "From Datasets to DataFrames and back"},
 		{"**Bold**  heading", "bold heading"},
+		{"<a name=\"Pauc\">`Pauc`</a>: paucal number", "Pauc: paucal number"},
 	}
 	for _, tt := range tests {
 		if normHeading(tt.gold) != normHeading(tt.chunk) {
@@ -495,6 +496,7 @@ func TestNormHeadingMatchesAcrossDialects(t *testing.T) {
 		{"Attention masks", "Attention"},
 		{"Lists [[1, 2]] of ids", "Lists of ids"}, // [[…]] inside the text is text
 		{"a_b", "ab"},
+		{"a < b > c", "a c"}, // comparison signs are text, not a tag
 	} {
 		if normHeading(pair[0]) == normHeading(pair[1]) {
 			t.Errorf("normHeading(%q) = normHeading(%q): want different", pair[0], pair[1])

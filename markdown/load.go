@@ -1,7 +1,9 @@
 // Package markdown reads a Docusaurus-style book — folders are modules,
-// .md/.mdx files are chapters — or one laid out for mdBook (SUMMARY.md) or
-// Hugging Face's doc-builder (_toctree.yml), whose table of contents gives
-// the order, titles and modules. It parses each page with goldmark and
+// .md/.mdx files are chapters — or one laid out for another site
+// generator (mdBook or GitBook, doc-builder, a Docusaurus sidebar, MkDocs,
+// Jupyter Book, Quarto, bookdown, Jekyll: see layout.go), whose table of
+// contents gives the order, titles and modules, and reads each dialect's
+// markup as the site shows it (dialects.go). It parses each page with goldmark and
 // cuts it into chunks for retrieval: split at `##`, then at `###` and at
 // block boundaries when a section is too big, small pieces joined to a
 // neighbour, adjacent chunks overlapping a little.
@@ -26,7 +28,7 @@ import (
 
 // Version names the chunker's output format. Change it whenever the same
 // book would be cut differently, so existing indexes are rebuilt.
-const Version = "8"
+const Version = "9"
 
 // Options are the chunker's sizes, in cl100k tokens.
 type Options struct {
@@ -78,8 +80,32 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-func isPage(name string) bool {
-	return strings.HasSuffix(name, ".md") || strings.HasSuffix(name, ".mdx")
+// pageExts are the extensions of the pages a book is written in:
+// Markdown and MDX, Quarto's .qmd and R Markdown's .Rmd (bookdown).
+// Jupyter notebooks are pages of a Jupyter Book only (see notebookExt).
+var pageExts = []string{".md", ".mdx", ".qmd", ".Rmd", ".rmd"}
+
+// notebookExt is a Jupyter notebook's extension.
+const notebookExt = ".ipynb"
+
+func isPage(name string) bool { return pageExt(name) != "" }
+
+// pageExt is the page extension name ends in, "" for none.
+func pageExt(name string) string {
+	for _, e := range pageExts {
+		if strings.HasSuffix(name, e) {
+			return e
+		}
+	}
+	return ""
+}
+
+// withoutExt is a page's path without its page (or notebook) extension.
+func withoutExt(p string) string {
+	if e := pageExt(p); e != "" {
+		return strings.TrimSuffix(p, e)
+	}
+	return strings.TrimSuffix(p, notebookExt)
 }
 
 func hidden(name string) bool { return strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".") }
@@ -127,13 +153,19 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (rag.Book, []rag.Chunk,
 }
 
 // listing is what walkBook found: the book's pages, its folders'
-// _category_.json files and a doc-builder table of contents. An mdBook's
-// SUMMARY.md is among the pages: whether it is a table of contents is
-// known once it is read.
+// _category_.json files, the layouts' config files at its root, its
+// notebooks and the pages in folders whose name starts with "_". An
+// mdBook's SUMMARY.md is among the pages: whether it is a table of
+// contents is known once it is read. Which notebooks and "_" folders are
+// part of the book, the layout says (readLayout).
 type listing struct {
 	pages      []string
 	categories map[string]string // folder -> its _category_.json
-	toctree    string            // "_toctree.yml" when the book has one
+	configs    map[string]bool   // layout config files at the root (configFiles)
+	notebooks  []string
+	// underscored are the pages under a "_" folder: a Docusaurus partial,
+	// or a Jekyll collection.
+	underscored []string
 }
 
 // files lists every file the listing names.
@@ -142,10 +174,27 @@ func (l listing) files() []string {
 	for _, p := range l.categories {
 		files = append(files, p)
 	}
-	if l.toctree != "" {
-		files = append(files, l.toctree)
+	for p := range l.configs {
+		files = append(files, p)
 	}
-	return files
+	files = append(files, l.notebooks...)
+	return append(files, l.underscored...)
+}
+
+// toolFolders hold what a site generator builds or assembles pages from
+// (Jekyll's _site, _layouts and _includes; Jupyter Book's _build;
+// bookdown's _book; Quarto's _freeze), never pages of the book.
+var toolFolders = map[string]bool{"_site": true, "_build": true, "_book": true, "_freeze": true, "_bookdown_files": true,
+	"_layouts": true, "_includes": true, "_sass": true, "_data": true, "_plugins": true, "_drafts": true}
+
+// inUnderscored reports a path inside a folder whose name starts with "_".
+func inUnderscored(p string) bool {
+	for d := parentDir(p); d != ""; d = parentDir(d) {
+		if strings.HasPrefix(path.Base(d), "_") {
+			return true
+		}
+	}
+	return false
 }
 
 // walkBook lists the book's pages, _category_.json files (by folder) and
@@ -153,7 +202,7 @@ func (l listing) files() []string {
 // out of the book (or to /dev/zero), a FIFO would block the read forever;
 // they, devices and sockets are skipped with a warning.
 func walkBook(ctx context.Context, fsys fs.FS, opts Options) (listing, error) {
-	l := listing{categories: map[string]string{}}
+	l := listing{categories: map[string]string{}, configs: map[string]bool{}}
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil && p != "." && errors.Is(err, fs.ErrNotExist) {
 			// Removed since its folder was listed: the book is being edited.
@@ -171,7 +220,7 @@ func walkBook(ctx context.Context, fsys fs.FS, opts Options) (listing, error) {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if hidden(name) || name == "node_modules" {
+			if strings.HasPrefix(name, ".") || name == "node_modules" || toolFolders[name] {
 				return fs.SkipDir
 			}
 			if hasControl(name) {
@@ -181,12 +230,13 @@ func walkBook(ctx context.Context, fsys fs.FS, opts Options) (listing, error) {
 			return nil
 		}
 		isCategory := name == "_category_.json"
-		isToctree := p == toctreeFile
-		if !isCategory && !isToctree && (hidden(name) || !isPage(name)) && d.Type()&fs.ModeSymlink == 0 {
+		isConfig := configFiles[p]
+		isNotebook := strings.HasSuffix(name, notebookExt) && !hidden(name)
+		if !isCategory && !isConfig && !isNotebook && (hidden(name) || !isPage(name)) && d.Type()&fs.ModeSymlink == 0 {
 			return nil
 		}
 		if !d.Type().IsRegular() {
-			if !hidden(name) || isCategory || isToctree {
+			if !hidden(name) || isCategory || isConfig {
 				opts.warn(p, fmt.Errorf("%w: %s", errSkipped, kindOf(d.Type())))
 			}
 			return nil
@@ -195,8 +245,8 @@ func walkBook(ctx context.Context, fsys fs.FS, opts Options) (listing, error) {
 		case isCategory:
 			l.categories[path.Dir(p)] = p
 			return nil
-		case isToctree:
-			l.toctree = p
+		case isConfig:
+			l.configs[p] = true
 			return nil
 		}
 		if hasControl(name) {
@@ -204,7 +254,14 @@ func walkBook(ctx context.Context, fsys fs.FS, opts Options) (listing, error) {
 			opts.warn(p, fmt.Errorf("%w: the name holds control characters", errSkipped))
 			return nil
 		}
-		l.pages = append(l.pages, p)
+		switch {
+		case inUnderscored(p):
+			l.underscored = append(l.underscored, p)
+		case isNotebook:
+			l.notebooks = append(l.notebooks, p)
+		default:
+			l.pages = append(l.pages, p)
+		}
 		return nil
 	})
 	return l, err
@@ -295,10 +352,7 @@ func cleanText(b []byte) []byte {
 	return out
 }
 
-func stem(p string) string {
-	b := path.Base(p)
-	return strings.TrimSuffix(strings.TrimSuffix(b, ".mdx"), ".md")
-}
+func stem(p string) string { return withoutExt(path.Base(p)) }
 
 // category is what a folder's _category_.json says about it.
 type category struct {

@@ -12,8 +12,11 @@ var (
 	componentTag = regexp.MustCompile(`</?[A-Z][\w.]*(?:\s[^<>]*)?/?>`)
 	componentRow = regexp.MustCompile(`^\s*(?:</?[A-Z][\w.]*(?:\s[^<>]*)?/?>\s*)+$`)
 	mdxComment   = regexp.MustCompile(`\{/\*.*?\*/\}`)
-	fenceOpen    = regexp.MustCompile("^\\s*(`{3,}|~{3,})\\s*([\\w+-]*)")
-	admonition   = regexp.MustCompile(`^\s*:{3,}\s*([A-Za-z]+)?\s*(.*)$`)
+	// commentAnchor is a heading whose anchor is written as an MDX
+	// comment, as the React docs do: `## Title {/*title*/}`.
+	commentAnchor = regexp.MustCompile(`^( {0,3}#{1,6}[ \t].*?)[ \t]*\{/\*\s*([^*\s]+)\s*\*/\}[ \t]*$`)
+	fenceOpen     = regexp.MustCompile("^\\s*(`{3,}|~{3,})\\s*([\\w+-]*)")
+	admonition    = regexp.MustCompile(`^\s*:{3,}\s*([A-Za-z]+)?\s*(.*)$`)
 	// tagStart is a line that opens an HTML or JSX tag (at most three
 	// spaces in: more is indented code).
 	tagStart = regexp.MustCompile(`^ {0,3}<([A-Za-z][\w.:-]*)`)
@@ -24,7 +27,8 @@ var (
 )
 
 // StripMDX turns an MDX or Docusaurus page body into plain Markdown:
-// import/export statements, {/* */} comments and the tags of JSX components
+// import/export statements, {/* */} comments (a heading's trailing
+// {/*anchor*/} is its {#anchor}) and the tags of JSX components
 // (<Tabs>, <TabItem …>, over several lines too) go, the text between the
 // tags stays; quiz components and mermaid diagrams go whole; admonition
 // markers (":::note Title" … ":::") go, their title and content stay.
@@ -34,7 +38,7 @@ var (
 // marker goes. Other fenced code is left exactly as it is. The chunker and the reader's
 // page both read pages through it, so they see the same text.
 func StripMDX(body []byte) []byte {
-	lines := selectFramework(strings.Split(string(body), "\n"))
+	lines := selectFramework(plainDialects(strings.Split(string(body), "\n")))
 	out := make([]string, 0, len(lines)+8)
 	fence, dropFence := "", false
 	quizDepth := 0
@@ -100,6 +104,9 @@ func StripMDX(body []byte) []byte {
 				i = end
 				continue
 			}
+		}
+		if m := commentAnchor.FindStringSubmatch(line); m != nil && idSafe.MatchString(m[2]) {
+			line = m[1] + " {#" + m[2] + "}"
 		}
 		line = mdxComment.ReplaceAllString(line, "")
 		if componentRow.MatchString(line) {

@@ -24,6 +24,9 @@ func TestStripMDX(t *testing.T) {
 		{"unclosed block", "{#if fw === 'tf'}\nKeras", ""},
 		{"framework block in a quote", "> [!TIP]\n> {#if fw === 'pt'}\n> Trainer\n> {:else}\n> Keras\n> {/if}", ">\n> Trainer"},
 		{"alert marker", ">[!warning]\n> Careful.\n\n> [!TIP] not alone", ">\n> Careful.\n\n> [!TIP] not alone"},
+		{"heading anchor as a comment", "## Custom Hooks {/*custom-hooks*/}\nText {/*x*/} here", "## Custom Hooks {#custom-hooks}\nText  here"},
+		{"MkDocs admonition", "!!! note \"Keep\"\n    Kept text.", "\nKeep\n\nKept text."},
+		{"MyST directive", "```{note}\nA note.\n```", "\nA note.\n"},
 		{"stray markers are text", "{:else}\n{/if}", "{:else}\n{/if}"},
 	}
 	for _, tt := range tests {

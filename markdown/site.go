@@ -321,7 +321,8 @@ func ReadBookTomlTitle(dir string) string {
 	return courseOf(conf.Book.Title)
 }
 
-// rootPages are the stems of a book's root page, in the order looked for.
+// rootPages are the stems of a book's root page, in the order looked for
+// (.md, .mdx, .qmd or .Rmd: bookdown's index.Rmd names its book).
 var rootPages = []string{"index", "readme", "intro"}
 
 // RootPageTitle returns the course's name as the book's root page (its
@@ -338,7 +339,7 @@ func RootPageTitle(book fs.FS) string {
 		for _, e := range entries {
 			name := e.Name()
 			ext := path.Ext(name)
-			if !e.Type().IsRegular() || ext != ".md" && ext != ".mdx" || strings.ToLower(strings.TrimSuffix(name, ext)) != stem {
+			if !e.Type().IsRegular() || !isPage(name) || strings.ToLower(strings.TrimSuffix(name, ext)) != stem {
 				continue
 			}
 			raw, err := fs.ReadFile(book, name)

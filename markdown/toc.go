@@ -3,11 +3,9 @@ package markdown
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/url"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -16,10 +14,13 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Books written for mdBook and for Hugging Face's doc-builder give their
-// order and titles in one file, not in _category_.json and number
-// prefixes: mdBook in SUMMARY.md (at the book's root, or in src/ beside
-// book.toml), doc-builder in _toctree.yml. Both are read as a toc.
+// Most layouts give a book's order and titles in one file, not in
+// _category_.json and number prefixes: mdBook and GitBook in SUMMARY.md,
+// doc-builder in _toctree.yml, MkDocs in mkdocs.yml, Jupyter Book in
+// _toc.yml, Quarto in _quarto.yml, bookdown in _bookdown.yml, a
+// Docusaurus site in sidebars.js. Each layout (layout_*.go) reads its file
+// as a toc; this file holds the toc, the SUMMARY.md and _toctree.yml
+// readers and applyToc, which orders the book by it.
 
 const (
 	summaryFile = "SUMMARY.md"
@@ -46,83 +47,6 @@ type toc struct {
 	entries []tocEntry
 }
 
-// layout is how a book gives its structure.
-type layout struct {
-	toc *toc // nil: folders, _category_.json and number prefixes
-	// base is the folder an mdBook's pages live in ("src" when SUMMARY.md
-	// is there): ids and page paths are taken under it.
-	base   string
-	mdBook bool // {{#include}} lines are read
-}
-
-// summaryPaths are where an mdBook's SUMMARY.md may be.
-var summaryPaths = []string{summaryFile, "src/" + summaryFile}
-
-// readLayout finds the book's table of contents: an mdBook SUMMARY.md (a
-// page named so that does not read as a table of contents stays a page),
-// else a _toctree.yml. The SUMMARY.md it takes leaves the pages, and so
-// do pages outside an mdBook's src folder (mdBook does not show them),
-// with a warning. The table of contents is part of the book's hash.
-func readLayout(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, error) {
-	known := map[string]bool{}
-	for _, p := range l.pages {
-		known[pagePath(p)] = true
-	}
-	for _, sp := range summaryPaths {
-		if !slices.Contains(l.pages, sp) {
-			continue
-		}
-		b, err := readFile(fsys, sp, opts.MaxFileBytes)
-		if errors.Is(err, errSkipped) {
-			continue // warned about when it is read as a page
-		}
-		if err != nil {
-			return layout{}, err
-		}
-		base := parentDir(sp)
-		entries, ok := parseSummary(cleanText(b), base)
-		if !ok || !listsAPage(entries, known) {
-			continue
-		}
-		hash.Write(b)
-		kept := l.pages[:0]
-		var outside []string
-		for _, p := range l.pages {
-			switch {
-			case p == sp:
-			case base != "" && !strings.HasPrefix(p, base+"/"):
-				outside = append(outside, p)
-			default:
-				kept = append(kept, p)
-			}
-		}
-		l.pages = kept
-		if len(outside) > 0 {
-			// One warning: a repository holds many (print editions, notes).
-			opts.warn(sp, fmt.Errorf("%d pages outside %s/ are not part of the mdBook: %s", len(outside), base, someOf(outside, 3)))
-		}
-		return layout{toc: &toc{file: sp, entries: entries}, base: base, mdBook: true}, nil
-	}
-	if l.toctree == "" {
-		return layout{}, nil
-	}
-	b, err := readFile(fsys, l.toctree, opts.MaxFileBytes)
-	if errors.Is(err, errSkipped) {
-		// The book is read by its folders instead.
-		opts.warn(l.toctree, err)
-		return layout{}, nil
-	}
-	if err != nil {
-		return layout{}, err
-	}
-	entries, err := parseToctree(b)
-	if err != nil {
-		return layout{}, fmt.Errorf("read %s: %w", l.toctree, err)
-	}
-	hash.Write(b)
-	return layout{toc: &toc{file: l.toctree, entries: entries}}, nil
-}
-
 // someOf lists the first n names, and how many more there are.
 func someOf(names []string, n int) string {
 	if len(names) <= n {
@@ -131,9 +55,7 @@ func someOf(names []string, n int) string {
 	return strings.Join(names[:n], ", ") + fmt.Sprintf(" and %d more", len(names)-n)
 }
 
-func pagePath(file string) string {
-	return strings.TrimSuffix(strings.TrimSuffix(file, ".mdx"), ".md")
-}
+func pagePath(file string) string { return withoutExt(file) }
 
 func listsAPage(entries []tocEntry, known map[string]bool) bool {
 	for _, e := range entries {
@@ -144,84 +66,118 @@ func listsAPage(entries []tocEntry, known map[string]bool) bool {
 	return false
 }
 
-// parseSummary reads an mdBook SUMMARY.md: prefix and suffix chapters as
-// links on their own lines, numbered chapters as a nested list of links
-// ("- [Title](file.md)", a draft as "- [Title]()"), part titles as
-// headings and "---" separators, which carry no page. ok is false when
-// the file holds anything else (prose, code): then it is a page named
-// SUMMARY.md, not a table of contents. dir is the file's folder.
-func parseSummary(src []byte, dir string) (entries []tocEntry, ok bool) {
+// parseSummary reads an mdBook or GitBook SUMMARY.md: prefix and suffix
+// chapters as links on their own lines, numbered chapters as a nested
+// list of links ("- [Title](file.md)", a draft as "- [Title]()"), part
+// titles as headings and "---" separators, which carry no page; HTML
+// comments are not shown. Any other line (prose, code, a list item that
+// is no link) is skipped, with an error each in skipped naming its line.
+// ok is false when such lines are as many as the entries: then it is a
+// page named SUMMARY.md, not a table of contents. dir is the file's
+// folder.
+func parseSummary(src []byte, dir string) (entries []tocEntry, skipped []error, ok bool) {
 	doc := md.Parser().Parse(text.NewReader(src))
+	s := summaryReader{src: src, dir: dir}
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		switch n := n.(type) {
-		case *ast.Heading, *ast.ThematicBreak, *ast.HTMLBlock:
+		case *ast.Heading, *ast.ThematicBreak:
+		case *ast.HTMLBlock:
+			if n.HTMLBlockType != ast.HTMLBlockType2 {
+				s.skip(n, "HTML")
+			}
 		case *ast.Paragraph:
-			es, ok := summaryLinks(n, src, dir)
-			if !ok {
-				return nil, false
-			}
-			entries = append(entries, es...)
+			entries = append(entries, s.links(n)...)
 		case *ast.List:
-			es, ok := summaryList(n, src, dir, 0)
-			if !ok {
-				return nil, false
-			}
-			entries = append(entries, es...)
+			entries = append(entries, s.list(n, 0)...)
 		default:
-			return nil, false
+			s.skip(n, "not a link to a page")
 		}
 	}
-	return entries, len(entries) > 0
+	return entries, s.skipped, len(entries) > 0 && len(s.skipped) < len(entries)
 }
 
-// summaryLinks reads a paragraph of links, one entry each; anything but
-// links and white space makes it no table of contents.
-func summaryLinks(n ast.Node, src []byte, dir string) ([]tocEntry, bool) {
+// summaryReader reads the blocks of a SUMMARY.md and notes what it skips.
+type summaryReader struct {
+	src     []byte
+	dir     string
+	skipped []error
+}
+
+func (s *summaryReader) skip(n ast.Node, why string) {
+	line := 0
+	if off, ok := startOf(n, s.src); ok {
+		line = 1 + strings.Count(string(s.src[:off]), "\n")
+	}
+	s.skipped = append(s.skipped, fmt.Errorf("line %d: skipped, %s", line, why))
+}
+
+// links reads a paragraph of links, one entry each; a paragraph with
+// anything else is skipped.
+func (s *summaryReader) links(n ast.Node) []tocEntry {
 	var out []tocEntry
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 		switch c := c.(type) {
 		case *ast.Link:
-			out = append(out, summaryEntry(c, src, dir))
+			out = append(out, summaryEntry(c, s.src, s.dir))
 		case *ast.Text:
-			if strings.TrimSpace(string(c.Segment.Value(src))) != "" {
-				return nil, false
+			if strings.TrimSpace(string(c.Segment.Value(s.src))) != "" {
+				s.skip(n, "not a link to a page")
+				return nil
 			}
+		case *ast.RawHTML:
+			// An inline comment is not shown.
 		default:
-			return nil, false
+			s.skip(n, "not a link to a page")
+			return nil
 		}
 	}
-	return out, true
+	return out
 }
 
-func summaryList(l *ast.List, src []byte, dir string, depth int) ([]tocEntry, bool) {
+// list reads a nested list of links; an item that is no link is skipped,
+// the items under it still read.
+func (s *summaryReader) list(l *ast.List, depth int) []tocEntry {
 	if depth > maxTocDepth {
-		return nil, false
+		s.skip(l, fmt.Sprintf("nested deeper than %d levels", maxTocDepth))
+		return nil
 	}
 	var out []tocEntry
 	for item := l.FirstChild(); item != nil; item = item.NextSibling() {
 		first := item.FirstChild()
 		if first == nil {
-			return nil, false
+			continue
 		}
-		es, ok := summaryLinks(first, src, dir)
-		if !ok || len(es) != 1 {
-			return nil, false
-		}
-		e := es[0]
-		for c := first.NextSibling(); c != nil; c = c.NextSibling() {
-			sub, isList := c.(*ast.List)
-			if !isList {
-				return nil, false
+		var e *tocEntry
+		if _, isList := first.(*ast.List); !isList {
+			if es := s.links(first); len(es) == 1 {
+				e = &es[0]
+			} else if len(es) > 1 {
+				s.skip(first, "more than one link in a list item")
 			}
-			children, ok := summaryList(sub, src, dir, depth+1)
-			if !ok {
-				return nil, false
-			}
-			e.Children = append(e.Children, children...)
 		}
-		out = append(out, e)
+		var children []tocEntry
+		for c := item.FirstChild(); c != nil; c = c.NextSibling() {
+			if c == first && e != nil {
+				continue
+			}
+			switch c := c.(type) {
+			case *ast.List:
+				children = append(children, s.list(c, depth+1)...)
+			case *ast.HTMLBlock:
+			default:
+				if c != first {
+					s.skip(c, "not a link to a page")
+				}
+			}
+		}
+		if e == nil {
+			out = append(out, children...)
+			continue
+		}
+		e.Children = append(e.Children, children...)
+		out = append(out, *e)
 	}
-	return out, true
+	return out
 }
 
 func summaryEntry(l *ast.Link, src []byte, dir string) tocEntry {
@@ -334,13 +290,17 @@ func applyToc(t *Tree, chapters []*Chapter, folders map[string]*folder, tc toc, 
 			byPath[c.Path] = c
 		}
 	}
+	byDocID := docIDs(chapters)
 	listed := map[*Chapter]bool{}
 	pos := 0.0
 	take := func(e tocEntry) *Chapter {
-		if e.Ref == "" {
-			return nil
+		if e.Ref == "" || e.Path == "" {
+			return nil // no page, or a web address
 		}
 		c := byPath[e.Path]
+		if c == nil {
+			c = byDocID[e.Path]
+		}
 		if c == nil {
 			opts.warn(tc.file, fmt.Errorf("lists %q, which is not a page of the book", e.Ref))
 			return nil
@@ -363,7 +323,7 @@ func applyToc(t *Tree, chapters []*Chapter, folders map[string]*folder, tc toc, 
 	}
 	var root []*Chapter
 	var modules []*Module
-	for _, e := range tc.entries {
+	for _, e := range liftSingleGroup(tc.entries, byPath) {
 		if len(e.Children) == 0 {
 			if c := take(e); c != nil {
 				root = append(root, c)
@@ -454,6 +414,79 @@ func applyToc(t *Tree, chapters []*Chapter, folders map[string]*folder, tc toc, 
 	for _, m := range modules {
 		t.Chapters = append(t.Chapters, m.Chapters...)
 	}
+}
+
+// docIDs are the chapters by their Docusaurus doc id, with and without
+// number prefixes: a sidebar names pages so.
+func docIDs(chapters []*Chapter) map[string]*Chapter {
+	ids := map[string]*Chapter{}
+	add := func(id string, c *Chapter) {
+		if _, ok := ids[id]; !ok {
+			ids[id] = c
+		}
+	}
+	for _, c := range chapters {
+		base := stripNumberPrefix(stem(c.File))
+		if id := c.fm["id"]; id != "" && !strings.Contains(id, "/") {
+			base = id
+		}
+		add(path.Join(c.dir, base), c)
+		add(path.Join(stripPathPrefixes(c.dir), base), c)
+	}
+	return ids
+}
+
+// liftSingleGroup reads the entries under a table of contents' only
+// group of pages as its top level when they hold groups themselves: a
+// site whose nav holds one tab ("Learn") with its sections under it has
+// those sections as modules, not one module of the whole book. Pages
+// beside the group stay where they are; entries that list no page of
+// the book do not count.
+func liftSingleGroup(entries []tocEntry, byPath map[string]*Chapter) []tocEntry {
+	for depth := 0; depth < maxTocDepth; depth++ {
+		group := -1
+		for i, e := range entries {
+			if len(e.Children) == 0 || !listsAChapter(e, byPath) {
+				continue
+			}
+			if group >= 0 {
+				return entries
+			}
+			group = i
+		}
+		if group < 0 || !hasGroup(entries[group].Children, byPath) {
+			return entries
+		}
+		g := entries[group]
+		lifted := append([]tocEntry(nil), entries[:group]...)
+		if g.Path != "" && byPath[g.Path] != nil {
+			lifted = append(lifted, tocEntry{Title: g.Title, Path: g.Path, Ref: g.Ref})
+		}
+		lifted = append(lifted, g.Children...)
+		entries = append(lifted, entries[group+1:]...)
+	}
+	return entries
+}
+
+func hasGroup(entries []tocEntry, byPath map[string]*Chapter) bool {
+	for _, e := range entries {
+		if len(e.Children) > 0 && listsAChapter(e, byPath) {
+			return true
+		}
+	}
+	return false
+}
+
+func listsAChapter(e tocEntry, byPath map[string]*Chapter) bool {
+	if byPath[e.Path] != nil {
+		return true
+	}
+	for _, c := range e.Children {
+		if listsAChapter(c, byPath) {
+			return true
+		}
+	}
+	return false
 }
 
 // tocModuleID names a module of a table of contents: the folder all its

@@ -126,6 +126,14 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 		if lay.mdBook {
 			b = expandIncludes(fsys, p, b, opts)
 		}
+		if strings.HasSuffix(p, notebookExt) {
+			nb, err := notebookMarkdown(b)
+			if err != nil {
+				opts.warn(p, fmt.Errorf("%w: %v", errSkipped, err))
+				continue
+			}
+			b = nb
+		}
 		fmt.Fprintf(hash, "%s\x00%d\x00", p, len(b))
 		hash.Write(b)
 		chapters = append(chapters, newChapter(p, b, lay.base))
@@ -141,13 +149,18 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
+	for dir, title := range lay.folderTitles {
+		if f := folders[dir]; f != nil && f.index == nil {
+			f.title = title
+		}
+	}
 	t := &Tree{Title: "Textbook", folders: folders}
 	if lay.toc != nil {
 		applyToc(t, chapters, folders, *lay.toc, opts)
 	} else {
 		assignModules(t, chapters, folders)
 	}
-	identify(t.Chapters, opts)
+	identify(t.Chapters, lay.route, opts)
 	for _, c := range t.Chapters {
 		if c.ModuleID == "" && (c.IsIndex || stem(c.File) == "intro") {
 			t.Title = c.Title
@@ -405,10 +418,11 @@ func leadingDigits(s string) string {
 	return s[:i]
 }
 
-// identify gives each chapter its id and page route, unique in the book.
-// Two pages that Docusaurus would give one id or one route (it refuses to
-// build such a site) keep their file paths instead, with a warning.
-func identify(chapters []*Chapter, opts Options) {
+// identify gives each chapter its id and page route, unique in the book:
+// the route the layout gives (route), else Docusaurus's. Two pages that
+// Docusaurus would give one id or one route (it refuses to build such a
+// site) keep their file paths instead, with a warning.
+func identify(chapters []*Chapter, route func(*Chapter) string, opts Options) {
 	ids, routes := map[string]bool{}, map[string]bool{}
 	for _, c := range chapters {
 		base := stripNumberPrefix(stem(c.File))
@@ -419,6 +433,8 @@ func identify(chapters []*Chapter, opts Options) {
 
 		dir := stripPathPrefixes(c.dir)
 		switch slug := c.fm["slug"]; {
+		case route != nil:
+			c.Route = route(c)
 		case strings.HasPrefix(slug, "/"):
 			c.Route = strings.Trim(path.Clean(slug), "/")
 		case slug != "":

@@ -28,7 +28,7 @@ You can:
 func EmptyRetrievalMessage(course, topic string) string {
 	msg := "I can only answer questions from the textbook content. This topic doesn't appear to be covered in the course materials."
 	if topic != "" {
-		scope := "the " + course + " course"
+		scope := "the " + withoutArticle(course) + " course"
 		if course == "" {
 			scope = "this course"
 		}
@@ -46,7 +46,7 @@ func OutOfScopeMessage(course string, modules []string, topic string) string {
 	if course == "" {
 		b.WriteString("This textbook covers:\n")
 	} else {
-		b.WriteString("The " + course + " textbook covers:\n")
+		b.WriteString("The " + withoutArticle(course) + " textbook covers:\n")
 	}
 	for _, m := range modules {
 		b.WriteString("- " + m + "\n")
@@ -56,4 +56,16 @@ func OutOfScopeMessage(course string, modules []string, topic string) string {
 	}
 	b.WriteString("\nFor " + topic + ", please refer to specialized resources.")
 	return b.String()
+}
+
+// withoutArticle is a course's name without a leading "The", which the
+// templates' own article replaces: "The Embedded Rust Book" is "the
+// Embedded Rust Book course", not "the The Embedded Rust Book course".
+func withoutArticle(course string) string {
+	if len(course) > 4 && strings.EqualFold(course[:4], "the ") {
+		if rest := strings.TrimSpace(course[4:]); rest != "" {
+			return rest
+		}
+	}
+	return course
 }

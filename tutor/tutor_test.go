@@ -189,6 +189,18 @@ func TestMessages(t *testing.T) {
 	if got := EmptyRetrievalMessage("", "banana bread"); !strings.HasSuffix(got, "this may be outside the scope of this course.") {
 		t.Errorf("no course name: %q", got)
 	}
+	for course, want := range map[string]string{
+		"The Embedded Rust Book": "outside the scope of the Embedded Rust Book course.",
+		"the Odin Project":       "outside the scope of the Odin Project course.",
+		"Theory of Computation":  "outside the scope of the Theory of Computation course.",
+	} {
+		if got := EmptyRetrievalMessage(course, "banana bread"); !strings.HasSuffix(got, want) {
+			t.Errorf("EmptyRetrievalMessage(%q) = %q, want it to end %q", course, got, want)
+		}
+	}
+	if got := OutOfScopeMessage("The Embedded Rust Book", []string{"M"}, "PWM"); !strings.Contains(got, "\n\nThe Embedded Rust Book textbook covers:\n") {
+		t.Errorf("OutOfScopeMessage repeats the article: %q", got)
+	}
 	if got := OutOfScopeMessage("", []string{"M"}, "PWM"); !strings.Contains(got, "\n\nThis textbook covers:\n- M\n") {
 		t.Errorf("no course name: %q", got)
 	}

@@ -65,8 +65,8 @@ func (b *book) render(c *chapter) error {
 }
 
 // rewriteLink points a link at a chapter of this book at its /docs page:
-// relative links to .md/.mdx files (and to the .html page mdBook builds
-// from a .md) and site-absolute Docusaurus paths ("/module-2/chapter-3",
+// relative links to its pages' files (.md, .mdx, .qmd, .Rmd, .ipynb; and
+// to the .html page a site builds from one) and site-absolute Docusaurus paths ("/module-2/chapter-3",
 // "/docs/module-2/chapter-3").
 func (b *book) rewriteLink(c *chapter, dest string) string {
 	if dest == "" || strings.HasPrefix(dest, "#") || strings.Contains(dest, "://") || strings.HasPrefix(dest, "mailto:") {
@@ -83,18 +83,25 @@ func (b *book) rewriteLink(c *chapter, dest string) string {
 		return dest
 	}
 	switch ext := path.Ext(target); ext {
-	case ".md", ".mdx":
+	case ".md", ".mdx", ".qmd", ".Rmd", ".rmd", ".ipynb":
 		if t, ok := b.byFile[path.Join(path.Dir(c.File), target)]; ok {
 			return t.URL + frag
 		}
 	case ".html":
-		// mdBook books link to the page it builds from a chapter.
-		if t, ok := b.byFile[path.Join(path.Dir(c.File), strings.TrimSuffix(target, ext)+".md")]; ok {
-			return t.URL + frag
+		// mdBook, Quarto, bookdown and Jupyter Book books link to the page
+		// they build from a chapter.
+		for _, src := range pageSources {
+			if t, ok := b.byFile[path.Join(path.Dir(c.File), strings.TrimSuffix(target, ext)+src)]; ok {
+				return t.URL + frag
+			}
 		}
 	}
 	return dest
 }
+
+// pageSources are the extensions of the files a site builds its .html
+// pages from.
+var pageSources = []string{".md", ".qmd", ".Rmd", ".rmd", ".ipynb", ".mdx"}
 
 // find is the page a path under /docs names: a page's path, a page's id,
 // or a module's folder (its landing page).

@@ -454,3 +454,34 @@ func TestMdBookPages(t *testing.T) {
 		t.Error("an escaped include link is not shown as text")
 	}
 }
+
+// A Quarto book's pages come in the order of its _quarto.yml, and its
+// links to .qmd files and to the .html pages Quarto builds lead to pages.
+func TestQuartoPages(t *testing.T) {
+	h, err := web.New(os.DirFS("../markdown/testdata/layouts/quarto"), web.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, body := get(t, h, "/docs/intro")
+	if res.StatusCode != 200 {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	at := 0
+	for _, s := range []string{`href="/docs/intro"`, "Methods", `href="/docs/methods/sampling"`, `href="/docs/methods/analysis"`, `href="/docs/glossary"`} {
+		i := strings.Index(body[at:], s)
+		if i < 0 {
+			t.Fatalf("nav lacks %q after offset %d", s, at)
+		}
+		at += i + len(s)
+	}
+	for _, want := range []string{`href="/docs/methods/sampling"`, `href="/docs/methods/analysis#analysis"`} {
+		if !strings.Contains(body[at:], want) {
+			t.Errorf("the page's links lack %s", want)
+		}
+	}
+	for _, bad := range []string{"callout", "[@", "{{&lt;", "{{<"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("page shows %q", bad)
+		}
+	}
+}

@@ -104,7 +104,8 @@ func bookFS(cfg Config) (fs.FS, string, error) {
 
 // readBook reads the configured book into memory, once: a folder through
 // markdown.ReadDir (inside the folder, no links followed, no FIFO waited
-// on), or the built-in sample.
+// on) with the site config above it (a Docusaurus sidebar, an
+// mkdocs.yml), or the built-in sample.
 func readBook(ctx context.Context, cfg Config, opts markdown.Options) (fs.FS, error) {
 	if cfg.Docs == "" {
 		return markdown.ReadFS(ctx, sample.Docs(), opts)
@@ -112,7 +113,13 @@ func readBook(ctx context.Context, cfg Config, opts markdown.Options) (fs.FS, er
 	if _, _, err := bookFS(cfg); err != nil {
 		return nil, err
 	}
-	return markdown.ReadDir(ctx, cfg.Docs, opts)
+	fsys, err := markdown.ReadDir(ctx, cfg.Docs, opts)
+	if err != nil {
+		return nil, err
+	}
+	// A Docusaurus sidebar or an mkdocs.yml lives beside the docs
+	// folder, not in it.
+	return markdown.BringSiteConfig(fsys, cfg.Docs), nil
 }
 
 // chunkOptions fingerprints the chunker settings stored with an index.
@@ -135,7 +142,9 @@ func bookSource(cfg Config) string {
 
 // courseTitle names the course after the book read into files: the title
 // of the Docusaurus config in the folder above the book's, else that of
-// an mdBook's book.toml, else the title of the book's root page, else the
+// an mdBook's book.toml, else that of the layout's config (MkDocs
+// site_name, Quarto book.title, bookdown book_title, Jupyter Book or
+// Jekyll title), else the title of the book's root page, else the
 // book folder's name. The sample is
 // named by the same rule, from its own site config.
 func courseTitle(cfg Config, files fs.FS) string {
@@ -150,6 +159,9 @@ func courseTitle(cfg Config, files fs.FS) string {
 	}
 	if cfg.Docs != "" {
 		if t := markdown.ReadBookTomlTitle(bookSource(cfg)); t != "" {
+			return t
+		}
+		if t := markdown.ReadLayoutTitle(bookSource(cfg)); t != "" {
 			return t
 		}
 	}

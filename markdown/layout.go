@@ -1,0 +1,168 @@
+package markdown
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Each layout a book can be written in (mdBook and GitBook, doc-builder,
+// Docusaurus with a sidebar file, MkDocs, Jupyter Book, Quarto, bookdown,
+// Jekyll) is a bookLayout, in a file of its own. A book read by none of
+// them is read as a Docusaurus docs folder: folders, _category_.json and
+// number prefixes.
+
+// layout is how a book gives its structure.
+type layout struct {
+	name string // for warnings: "MkDocs", "Jekyll"
+	toc  *toc   // nil: folders, _category_.json and number prefixes
+	// base is the folder the book's pages live in (an mdBook's "src", an
+	// MkDocs docs_dir): ids and page paths are taken under it.
+	base   string
+	mdBook bool // {{#include}} lines are read
+	// route, when set, is the page's path as the site serves it; else
+	// Docusaurus's rule (front-matter slug, number prefixes dropped).
+	route func(c *Chapter) string
+	// folderTitles name folders that have no index page to name them
+	// (a Jekyll collection).
+	folderTitles map[string]string
+}
+
+// bookLayout recognises one layout and reads its table of contents.
+type bookLayout interface {
+	// read returns the book's layout, ok false when the book is not laid
+	// out so. It may take pages out of the listing (a table of contents
+	// that is a page, pages the site does not show) or add some (a
+	// Jekyll collection, a Jupyter Book's notebooks), with a warning for
+	// what it leaves out. What it reads it writes to hash.
+	read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (lay layout, ok bool, err error)
+}
+
+// bookLayouts are tried in this order; the first that recognises the
+// book reads it.
+var bookLayouts = []bookLayout{mdBookLayout{}, docBuilderLayout{}, docusaurusSidebarLayout{}, mkDocsLayout{}, jupyterBookLayout{}, quartoLayout{}, bookdownLayout{}, jekyllLayout{}}
+
+// configFiles are the layouts' config files, at the book's root.
+var configFiles = map[string]bool{toctreeFile: true, mkDocsFile: true, mkDocsFileAlt: true, jbTocFile: true,
+	configYMLFile: true, quartoFile: true, bookdownFile: true, "sidebars.js": true, "sidebars.ts": true}
+
+// readLayout finds the book's layout. Notebooks and pages in "_" folders
+// that the layout does not take are left out with a warning each folder.
+func readLayout(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, error) {
+	lay := layout{name: "Docusaurus"}
+	for _, bl := range bookLayouts {
+		got, ok, err := bl.read(fsys, l, hash, opts)
+		if err != nil {
+			return layout{}, err
+		}
+		if ok {
+			lay = got
+			break
+		}
+	}
+	if len(l.notebooks) > 0 {
+		opts.warn(l.notebooks[0], fmt.Errorf("%w: %d notebooks are read in a Jupyter Book only (one with _toc.yml): %s", errSkipped, len(l.notebooks), someOf(l.notebooks, 3)))
+		l.notebooks = nil
+	}
+	if len(l.underscored) > 0 {
+		byFolder := map[string][]string{}
+		for _, p := range l.underscored {
+			top := underscoredFolder(p)
+			byFolder[top] = append(byFolder[top], p)
+		}
+		folders := make([]string, 0, len(byFolder))
+		for f := range byFolder {
+			folders = append(folders, f)
+		}
+		sort.Strings(folders)
+		for _, f := range folders {
+			opts.warn(f, fmt.Errorf("%w: a folder whose name starts with \"_\" holds partials in a %s book, not pages (%d pages)", errSkipped, lay.name, len(byFolder[f])))
+		}
+		l.underscored = nil
+	}
+	sort.Strings(l.pages)
+	return lay, nil
+}
+
+// underscoredFolder is the outermost "_" folder a path is in.
+func underscoredFolder(p string) string {
+	parts := strings.Split(p, "/")
+	for i, s := range parts[:len(parts)-1] {
+		if strings.HasPrefix(s, "_") {
+			return strings.Join(parts[:i+1], "/")
+		}
+	}
+	return path.Dir(p)
+}
+
+// readConfig reads a layout's config file when the book has one: ok
+// false when it has none, or when it cannot be read (with a warning: the
+// book is then read without it).
+func readConfig(fsys fs.FS, l *listing, name string, opts Options) ([]byte, bool, error) {
+	if !l.configs[name] {
+		return nil, false, nil
+	}
+	b, err := readFile(fsys, name, opts.MaxFileBytes)
+	if errors.Is(err, errSkipped) {
+		opts.warn(name, err)
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return cleanText(b), true, nil
+}
+
+// keepUnder leaves only the pages under base (the folder a site is built
+// from) in the listing; the others go with one warning, naming a few: a
+// repository holds many (print editions, notes). drop is a page the
+// layout has taken for itself (its SUMMARY.md), "" for none.
+func keepUnder(l *listing, base, drop, file, what string, opts Options) {
+	kept := l.pages[:0]
+	var outside []string
+	for _, p := range l.pages {
+		switch {
+		case p == drop:
+		case base != "" && !strings.HasPrefix(p, base+"/"):
+			outside = append(outside, p)
+		default:
+			kept = append(kept, p)
+		}
+	}
+	l.pages = kept
+	if len(outside) > 0 {
+		opts.warn(file, fmt.Errorf("%d pages outside %s/ are not part of the %s: %s", len(outside), base, what, someOf(outside, 3)))
+	}
+}
+
+// siteRoute is a page's path on a site that serves each page at its
+// file's path without extension, and a folder's index page (index or
+// README) at the folder's path: MkDocs, Jupyter Book, Quarto, bookdown.
+func siteRoute(c *Chapter) string {
+	p := withoutExt(c.File)
+	if c.dir == "" {
+		p = path.Base(p)
+	} else {
+		p = path.Join(c.dir, path.Base(p))
+	}
+	if s := strings.ToLower(path.Base(p)); s == "index" || s == "readme" {
+		return parentDir(p)
+	}
+	return p
+}
+
+// knownPages are the pages of the listing by path without extension.
+func knownPages(l *listing) map[string]bool {
+	known := map[string]bool{}
+	for _, p := range l.pages {
+		known[pagePath(p)] = true
+	}
+	for _, p := range l.notebooks {
+		known[pagePath(p)] = true
+	}
+	return known
+}

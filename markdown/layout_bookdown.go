@@ -1,0 +1,82 @@
+package markdown
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// bookdownLayout reads a bookdown book: _bookdown.yml at the book's root,
+// its chapters the .Rmd files rmd_files lists (a list, or one per output
+// format, of which html's is taken), else every .Rmd file at the root by
+// name with index.Rmd first, as bookdown merges them. Pages are served at
+// their path.
+type bookdownLayout struct{}
+
+const bookdownFile = "_bookdown.yml"
+
+func (bookdownLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, bool, error) {
+	b, ok, err := readConfig(fsys, l, bookdownFile, opts)
+	if !ok || err != nil {
+		return layout{}, false, err
+	}
+	hash.Write(b)
+	lay := layout{name: "bookdown", route: siteRoute}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		opts.warn(bookdownFile, fmt.Errorf("not read, the order comes from folders: not valid YAML: %w", err))
+		return lay, true, nil
+	}
+	var files *yaml.Node
+	if len(doc.Content) > 0 {
+		files = mapValue(doc.Content[0], "rmd_files")
+	}
+	if files != nil && files.Kind == yaml.MappingNode {
+		files = mapValue(files, "html")
+	}
+	var entries []tocEntry
+	switch {
+	case files == nil:
+		entries = bookdownDefault(l.pages)
+	case files.Kind == yaml.SequenceNode:
+		for _, f := range files.Content {
+			if f.Kind != yaml.ScalarNode {
+				opts.warn(bookdownFile, fmt.Errorf("line %d: an rmd_files entry is %s, want a file name: skipped", f.Line, yamlKind(f)))
+				continue
+			}
+			entries = append(entries, tocEntry{Ref: f.Value, Path: tocPath("", f.Value)})
+		}
+	default:
+		opts.warn(bookdownFile, fmt.Errorf("line %d: rmd_files is %s, want a list: the order comes from folders", files.Line, yamlKind(files)))
+		return lay, true, nil
+	}
+	lay.toc = &toc{file: bookdownFile, entries: entries}
+	return lay, true, nil
+}
+
+// bookdownDefault is bookdown's order without rmd_files: the .Rmd files
+// at the root whose name does not start with "_", index.Rmd first.
+func bookdownDefault(pages []string) []tocEntry {
+	var files []string
+	for _, p := range pages {
+		if e := pageExt(p); (e == ".Rmd" || e == ".rmd") && !strings.Contains(p, "/") && !strings.HasPrefix(p, "_") {
+			files = append(files, p)
+		}
+	}
+	sort.SliceStable(files, func(i, j int) bool {
+		a, b := strings.ToLower(stem(files[i])) == "index", strings.ToLower(stem(files[j])) == "index"
+		if a != b {
+			return a
+		}
+		return files[i] < files[j]
+	})
+	out := make([]tocEntry, 0, len(files))
+	for _, f := range files {
+		out = append(out, tocEntry{Ref: f, Path: pagePath(f)})
+	}
+	return out
+}

@@ -1,0 +1,53 @@
+package markdown
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestReadLayoutTitle(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		dir   string // the book folder under the temporary one
+		want  string
+	}{
+		{"MkDocs site_name", map[string]string{"mkdocs.yml": "site_name: Soil Physics\nnav:\n  - index.md\n"}, ".", "Soil Physics"},
+		{"MkDocs above its docs folder", map[string]string{"mkdocs.yml": "site_name: Soil Physics\n", "docs/index.md": "# Home"}, "docs", "Soil Physics"},
+		{"MkDocs with Python tags", map[string]string{"mkdocs.yml": "site_name: Tagged\nmarkdown_extensions:\n  - pymdownx.emoji:\n      emoji_index: !!python/name:material.extensions.emoji.twemoji\n"}, ".", "Tagged"},
+		{"Jupyter Book title", map[string]string{"_config.yml": "title: Applied Econometrics\nauthor: A. N. Author\n", "_toc.yml": "root: intro\n"}, ".", "Applied Econometrics"},
+		{"Quarto book.title", map[string]string{"_quarto.yml": "project:\n  type: book\nbook:\n  title: \"Field Ecology\"\n  chapters:\n    - index.qmd\n"}, ".", "Field Ecology"},
+		{"bookdown book_title", map[string]string{"_bookdown.yml": "book_title: Cell Biology Notes\nrmd_files: [index.Rmd]\n"}, ".", "Cell Biology Notes"},
+		{"generic title is no name", map[string]string{"_config.yml": "title: Documentation\n"}, ".", ""},
+		{"broken YAML names nothing", map[string]string{"mkdocs.yml": "site_name: [unclosed\n"}, ".", ""},
+		{"none", map[string]string{"index.md": "# Home"}, ".", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, body := range tt.files {
+				p := filepath.Join(dir, name)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := ReadLayoutTitle(filepath.Join(dir, tt.dir)); got != tt.want {
+				t.Errorf("ReadLayoutTitle = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRootPageTitleOfBookdown(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "index.Rmd"), []byte("---\ntitle: \"Plant Physiology\"\nsite: bookdown::bookdown_site\n---\n\n# Preface {-}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := RootPageTitle(os.DirFS(dir)); got != "Plant Physiology" {
+		t.Errorf("RootPageTitle = %q, want the index.Rmd title", got)
+	}
+}
