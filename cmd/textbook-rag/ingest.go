@@ -44,12 +44,12 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stdout, "%s: %q, %d modules, %d chunks; %s in %s (%s)\n",
 		name, in.Index.Course, len(book.Modules), n, state, in.Dir, time.Since(start).Round(time.Millisecond))
-	sc, err := selfCheckIndex(ctx, cfg.Tutor, in.Index)
+	sc, _, err := currentSelfCheck(ctx, cfg.Tutor, in.Index, in.Dir, nil, nil, nil)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, sc)
-	return saveSelfCheck(in.Dir, sc)
+	return nil
 }
 
 func isTerminal(w io.Writer) bool {
