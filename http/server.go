@@ -148,12 +148,19 @@ type Server struct {
 
 	mu  sync.Mutex
 	srv *http.Server
+	// listeners are those served on, which the shutdown drains and closes
+	// (see drainOnClose); conns follows their connections.
+	listeners []*drainListener
+	conns     connStates
 
 	// flights are the requests in progress (*flight keys), which a
 	// shutdown that runs out of time ends; ending is set once it does, and
 	// a request that arrives then is answered at once.
 	flights sync.Map
 	ending  atomic.Bool
+	// draining is set when the shutdown begins: from then on a request is
+	// answered 503 at once.
+	draining atomic.Bool
 }
 
 // NewServer returns a server with cfg (missing values defaulted), a JSON
@@ -270,11 +277,17 @@ func (s *Server) routes() http.Handler {
 func (s *Server) Open(ln net.Listener) error {
 	srv := s.httpServer(ln.Addr().String())
 	go func() {
-		if err := srv.Serve(s.jsonErrors(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := srv.Serve(s.jsonErrors(s.drainOnClose(ln))); err != nil && !s.stopped(err) {
 			s.Logger.Error("server stopped", slog.Any("error", err))
 		}
 	}()
 	return nil
+}
+
+// stopped reports whether Serve's error is the shutdown's doing: the
+// listener it closed, before or after net/http's own Shutdown began.
+func (s *Server) stopped(err error) bool {
+	return errors.Is(err, http.ErrServerClosed) || s.draining.Load() && errors.Is(err, net.ErrClosed)
 }
 
 // ListenAndServe listens on Config.Addr and serves until Shutdown; it
@@ -286,7 +299,7 @@ func (s *Server) ListenAndServe() error {
 	}
 	srv := s.httpServer(ln.Addr().String())
 	s.Logger.Info("listening", slog.String("addr", ln.Addr().String()))
-	if err := srv.Serve(s.jsonErrors(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := srv.Serve(s.jsonErrors(s.drainOnClose(ln))); err != nil && !s.stopped(err) {
 		return err
 	}
 	return nil
@@ -361,13 +374,17 @@ func (s *Server) httpServer(addr string) *http.Server {
 		ReadTimeout:       30 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    maxHeaderBytes,
+		ConnState:         s.conns.track,
 		ErrorLog:          slog.NewLogLogger(s.Logger.Handler(), slog.LevelWarn),
 	}
 	return s.srv
 }
 
 // Shutdown stops accepting connections and waits for in-flight requests
-// for at most Config.ShutdownTimeout (or until ctx ends). Every request
+// for at most Config.ShutdownTimeout (or until ctx ends). A request that
+// arrives meanwhile is answered 503 unavailable at once, and the
+// connections already waiting to be accepted are accepted and answered so
+// before the listener closes (see stopAccepting). Every request
 // still open then is ended (see endFlights): a plain one is answered 503
 // unavailable with Retry-After, a stream gets its error event, and their
 // work is cancelled; at most endWait+endDrain later the connections are
@@ -379,8 +396,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if srv == nil {
 		return nil
 	}
+	s.draining.Store(true)
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownTimeout)
 	defer cancel()
+	s.stopAccepting(ctx)
 	err := srv.Shutdown(ctx)
 	if err == nil {
 		return nil
