@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -239,6 +241,27 @@ func storedBook(cfg Config) (*datadir.Index, string, error) {
 	return ix, e.Dir, err
 }
 
+// bookKey names the book in a store other books may share (a Postgres
+// history, a Qdrant server): the configured key, else the book's source as
+// the index recorded it, so that each book's server, and its report, see
+// only that book's sessions.
+func bookKey(cfg Config, ix *datadir.Index) string {
+	switch {
+	case cfg.BookKey != "":
+		return cfg.BookKey
+	case ix != nil && ix.Source != "":
+		return ix.Source
+	}
+	return bookSource(cfg)
+}
+
+// bookCollection is the default Qdrant collection of the book keyed key:
+// one per book, so two books on one Qdrant never mix their vectors.
+func bookCollection(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return "textbook_chunks_" + hex.EncodeToString(sum[:6])
+}
+
 // afterBookRead, set by tests, runs when the book has been read and
 // chunked, before the index is saved: whatever changes the book then must
 // not show in what is served, and a signal then must still be honoured
@@ -285,6 +308,9 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 		m.Index, m.Dir = ix, dir
 	}
 	ix := m.Index
+	if m.Config.QdrantCollection == "" {
+		m.Config.QdrantCollection = bookCollection(bookKey(cfg, ix))
+	}
 	m.Course = courseName(cfg, ix)
 	book := analysis.NewBook(ix.Chunks)
 	m.Lexical = lexical.New(book)

@@ -56,6 +56,12 @@ func (m *Main) openService(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("chat history: %w", err)
 		}
+		// Other books' servers may share the database: this one sees
+		// only its own book's sessions.
+		if err := h.UseBook(octx, bookKey(cfg, m.Index)); err != nil {
+			h.Close()
+			return fmt.Errorf("chat history: %w", err)
+		}
 		h.MaxSessionMessages = cfg.SessionMaxMessages
 		m.History, historyCheck = h, "postgres_connected"
 	} else {
