@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -16,17 +17,20 @@ import (
 // connection the kernel accepted for it that the server had not yet
 // taken. And net/http closes, without a word, a connection whose request
 // it reads once its own Shutdown has begun. So the shutdown first stops
-// accepting in its own way: it takes what is waiting on the socket, until
-// none has come for drainQuiet (drainMax at most), then closes it; every
-// request meanwhile is answered 503 with "Connection: close"; and only
-// when no accepted connection is still to be answered (one that has sent
-// nothing is waited for newConnWait) does net/http's Shutdown begin. All
-// of it within the grace.
+// accepting in its own way: on Linux a socket filter stops new handshakes
+// (stopHandshakes); then it takes what is waiting on the socket, until
+// none has come for drainQuiet (drainMax at most, for a socket that takes
+// no filter and keeps receiving), and closes it; every request meanwhile
+// is answered 503 with "Connection: close"; and only when no accepted
+// connection is still to be answered (one that has sent nothing is
+// waited for newConnWait) does net/http's Shutdown begin. All of it
+// within the grace.
 const (
 	drainQuiet  = 20 * time.Millisecond
 	drainMax    = 500 * time.Millisecond
 	newConnWait = time.Second
 	drainPoll   = 5 * time.Millisecond
+	sweepWait   = time.Millisecond
 )
 
 // connStates follows the server's connections (http.Server.ConnState).
@@ -82,19 +86,49 @@ func (s *Server) stopAccepting(ctx context.Context) {
 	}
 	tick := time.NewTicker(drainPoll)
 	defer tick.Stop()
-	for {
-		done := s.conns.answered(time.Now())
+	wait := func(done func() bool) {
+		for !done() {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}
+	wait(func() bool {
 		for _, l := range lns {
-			done = done && l.closed.Load()
+			if !l.closed.Load() {
+				return false
+			}
 		}
-		if done {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+		return true
+	})
+	s.closeOnce.Do(func() { close(s.closed()) })
+	wait(func() bool { return s.conns.answered(time.Now()) })
+}
+
+// closed is closed once the shutdown has closed the listeners.
+func (s *Server) closed() chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listenersClosed == nil {
+		s.listenersClosed = make(chan struct{})
+	}
+	return s.listenersClosed
+}
+
+// awaitClosed holds the 503 of a request that arrived during the shutdown
+// until the listeners are closed (drainMax at most): a client that
+// retries at once cannot open a new connection meanwhile, so the queue
+// the socket is closed on is empty, and no connection it accepted is
+// reset.
+func (s *Server) awaitClosed(r *http.Request) {
+	t := time.NewTimer(drainMax + 2*drainQuiet)
+	defer t.Stop()
+	select {
+	case <-s.closed():
+	case <-t.C:
+	case <-r.Context().Done():
 	}
 }
 
@@ -124,7 +158,10 @@ type drainListener struct {
 	d       deadliner
 	closing atomic.Bool
 	closed  atomic.Bool
-	until   time.Time // the drain's end; only Accept's goroutine uses it
+	// until is the drain's end, and sweeping its last sweep; only
+	// Accept's goroutine uses them.
+	until    time.Time
+	sweeping bool
 }
 
 // Close begins the drain: it wakes the Accept in progress, which then
@@ -133,6 +170,11 @@ type drainListener struct {
 func (l *drainListener) Close() error {
 	if l.closing.Swap(true) {
 		return nil
+	}
+	if sc, ok := l.Listener.(syscall.Conn); ok {
+		if rc, err := sc.SyscallConn(); err == nil {
+			stopHandshakes(rc)
+		}
 	}
 	return l.d.SetDeadline(time.Now())
 }
@@ -152,7 +194,7 @@ func (l *drainListener) Accept() (net.Conn, error) {
 		now := time.Now()
 		if err == nil {
 			// Taken while draining: the next wait is another drainQuiet.
-			if next := now.Add(drainQuiet); !l.until.IsZero() {
+			if next := now.Add(drainQuiet); !l.until.IsZero() && !l.sweeping {
 				if next.After(l.until) {
 					next = l.until
 				}
@@ -161,10 +203,17 @@ func (l *drainListener) Accept() (net.Conn, error) {
 			return c, nil
 		}
 		// The first deadline is Close's own, which begins the drain; a
-		// later one is a quiet drainQuiet, or the drain's end.
-		if !errors.Is(err, os.ErrDeadlineExceeded) || !l.until.IsZero() {
+		// later one is a quiet drainQuiet, or the drain's end, after which
+		// a last short sweep takes what came meanwhile, so that the socket
+		// closes on as empty a queue as can be.
+		if !errors.Is(err, os.ErrDeadlineExceeded) || l.sweeping {
 			l.closeNow()
 			return nil, net.ErrClosed
+		}
+		if !l.until.IsZero() {
+			l.sweeping = true
+			l.d.SetDeadline(now.Add(sweepWait))
+			continue
 		}
 		l.until = now.Add(drainMax)
 		l.d.SetDeadline(now.Add(drainQuiet))

@@ -111,6 +111,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			cancel(errShuttingDown)
 		}
 		if s.draining.Load() {
+			s.awaitClosed(r)
 			cancel(errShuttingDown)
 			rw.Header().Set("Connection", "close")
 			refuse.ServeHTTP(rw, r)

@@ -150,8 +150,10 @@ type Server struct {
 	srv *http.Server
 	// listeners are those served on, which the shutdown drains and closes
 	// (see drainOnClose); conns follows their connections.
-	listeners []*drainListener
-	conns     connStates
+	listeners       []*drainListener
+	conns           connStates
+	listenersClosed chan struct{} // see closed
+	closeOnce       sync.Once
 
 	// flights are the requests in progress (*flight keys), which a
 	// shutdown that runs out of time ends; ending is set once it does, and
