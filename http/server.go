@@ -145,6 +145,8 @@ type Server struct {
 	limiter *limiter
 	// corsWarn rate-limits the warnings of refused origins.
 	corsWarn originWarner
+	// signedOut are the admin sessions that signed out.
+	signedOut signedOut
 
 	mu  sync.Mutex
 	srv *http.Server
@@ -258,6 +260,8 @@ func (s *Server) routes() http.Handler {
 	allow("/admin/report", "GET, HEAD")
 	handle("POST /admin/login", s.limit(groupChunks, s.handleLogin))
 	allow("/admin/login", "POST")
+	handle("POST /admin/logout", s.handleLogout)
+	allow("/admin/logout", "POST")
 	handle("GET /health", s.handleHealth)
 	allow("/health", "GET, HEAD")
 	handle("GET /metrics", s.Metrics.Handler().ServeHTTP)
