@@ -16,11 +16,14 @@ const NothingMore = "The book says nothing more about this passage."
 const (
 	LeadInTitle     = "Just before your selection, in "
 	DefinitionTitle = "The book defines "
+	RelatedTitle    = "Other sections that discuss this:"
 )
 
-// explanation renders what the book adds to a selection, after it: the
+// explanation renders what the book adds to a selection, in its place
+// (the reader has the selection; repeating it explains nothing): the
 // sentences that lead into it, then each definition under a line naming
-// its term, each with where it comes from; or NothingMore.
+// its term, each with where it comes from, then the other sections that
+// discuss it; or NothingMore.
 func explanation(e *rag.Explanation) []string {
 	if e.Empty() {
 		return []string{NothingMore}
@@ -39,6 +42,13 @@ func explanation(e *rag.Explanation) []string {
 			}
 		}
 		parts = append(parts, render(section{title: title, passages: []rag.Passage{d.Passage}}))
+	}
+	if len(e.Related) > 0 {
+		lines := []string{RelatedTitle, ""}
+		for _, p := range e.Related {
+			lines = append(lines, "- "+place(p))
+		}
+		parts = append(parts, strings.Join(lines, "\n"))
 	}
 	return parts
 }

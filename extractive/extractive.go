@@ -27,11 +27,14 @@ func (Generator) Generate(ctx context.Context, req rag.GenerateRequest, emit fun
 		return rag.Generated{}, err
 	}
 	var parts []string
-	for _, g := range group(req.Evidence) {
-		parts = append(parts, render(g))
-	}
 	if req.Explanation != nil {
-		parts = append(parts, explanation(req.Explanation)...)
+		// The question only points at the selection: the answer is what
+		// the book adds to it, never the selection again.
+		parts = explanation(req.Explanation)
+	} else {
+		for _, g := range group(req.Evidence) {
+			parts = append(parts, render(g))
+		}
 	}
 	var b strings.Builder
 	for i, p := range parts {

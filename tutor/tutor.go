@@ -121,10 +121,14 @@ type Tutor struct {
 func (t *Tutor) Ask(ctx context.Context, req rag.ChatRequest, stream rag.Stream) (rag.ChatResponse, error) {
 	if req.SelectedText != "" {
 		evidence := t.Evidence.SelectedEvidence(req.Question, req.SelectedText)
-		if len(evidence) == 0 {
+		if len(evidence) == 0 || junk(req.SelectedText) {
 			return t.refuse(req, rag.SelectedTextInsufficient, nil, "")
 		}
-		g := rag.GenerateRequest{Question: req.Question, SelectedText: req.SelectedText, Evidence: evidence, Explanation: t.explain(req)}
+		exp, err := t.explain(ctx, req)
+		if err != nil {
+			return rag.ChatResponse{}, err
+		}
+		g := rag.GenerateRequest{Question: req.Question, SelectedText: req.SelectedText, Evidence: evidence, Explanation: exp}
 		return t.generate(ctx, req, g, stream)
 	}
 
