@@ -111,8 +111,16 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, rag.Errorf(rag.EUNAUTHORIZED, "The course report needs an admin token: start the server with --admin-token."))
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
+	const maxForm = 4 << 10
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			e := rag.Errorf(ETOOLARGE, "the login form is larger than %d bytes", maxForm)
+			e.Details = map[string]any{"max_bytes": maxForm}
+			s.writeError(w, r, e)
+			return
+		}
 		s.writeError(w, r, rag.Errorf(rag.EINVALID, "the login form could not be read"))
 		return
 	}

@@ -213,3 +213,17 @@ func TestAdminSessionEnds(t *testing.T) {
 		t.Errorf("X-Forwarded-Proto without --trust-proxy: cookies %v, want one, not Secure", cs)
 	}
 }
+
+// A login form over its limit is 413 payload_too_large, not a 400.
+func TestLoginFormTooLarge(t *testing.T) {
+	env := newEnv(t, func(c *Config) { c.AdminToken = "s3cret" }, withReport)
+	w := env.do("POST", "/admin/login", "", func(r *http.Request) {
+		body := url.Values{"token": {strings.Repeat("x", 8<<10)}}.Encode()
+		r.Body = io.NopCloser(strings.NewReader(body))
+		r.ContentLength = int64(len(body))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	})
+	if w.Code != http.StatusRequestEntityTooLarge || decode[ErrorBody](t, w).Error != ETOOLARGE {
+		t.Errorf("oversized login form: %d %s, want 413 payload_too_large", w.Code, w.Body)
+	}
+}

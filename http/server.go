@@ -8,6 +8,7 @@
 package http
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -342,19 +343,31 @@ type jsonErrorConn struct {
 	s *Server
 }
 
-// Write swaps net/http's plain-text 431, which it writes in one call
-// straight to the connection, for the JSON one; everything else passes.
+// goExpectationFailed opens the empty 417 net/http answers, before any
+// handler runs, to an Expect header other than 100-continue; no handler
+// of the API answers 417 itself.
+const goExpectationFailed = "HTTP/1.1 417 Expectation Failed\r\n"
+
+// Write swaps net/http's own replies, which it writes in one call
+// straight to the connection (a plain-text 431, an empty 417), for the
+// JSON ones; everything else passes.
 func (c *jsonErrorConn) Write(p []byte) (int, error) {
-	if len(p) != len(goHeadersTooLarge) || string(p) != goHeadersTooLarge {
+	var e *rag.Error
+	switch {
+	case len(p) == len(goHeadersTooLarge) && string(p) == goHeadersTooLarge:
+		e = rag.Errorf(EHEADERSTOOLARGE, "the request headers are larger than %d bytes", maxHeaderBytes)
+		e.Details = map[string]any{"max_bytes": maxHeaderBytes}
+	case bytes.HasPrefix(p, []byte(goExpectationFailed)) && bytes.HasSuffix(p, []byte("\r\n\r\n")):
+		e = rag.Errorf(EEXPECTATION, "the only expectation the server meets is Expect: 100-continue")
+	default:
 		return c.Conn.Write(p)
 	}
-	e := rag.Errorf(EHEADERSTOOLARGE, "the request headers are larger than %d bytes", maxHeaderBytes)
-	e.Details = map[string]any{"max_bytes": maxHeaderBytes}
 	body, _ := errorBody(e)
 	data, _ := marshal(body)
 	id := c.s.NewID()
-	c.s.Logger.Warn("request headers too large", slog.String("request_id", id), slog.String("remote", c.RemoteAddr().String()))
-	resp := fmt.Sprintf("HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json\r\nContent-Length: %d\r\nX-Request-ID: %s\r\nConnection: close\r\n\r\n%s", len(data), id, data)
+	status := StatusCode(e.Code)
+	c.s.Logger.Warn(e.Message, slog.String("request_id", id), slog.String("remote", c.RemoteAddr().String()))
+	resp := fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nX-Request-ID: %s\r\nConnection: close\r\n\r\n%s", status, http.StatusText(status), len(data), id, data)
 	if _, err := io.WriteString(c.Conn, resp); err != nil {
 		return 0, err
 	}
