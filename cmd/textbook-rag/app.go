@@ -181,15 +181,17 @@ type ingested struct {
 
 // ingest reads the book and replaces the index in the book's own folder
 // of the data directory when the book changed; files left out of the
-// book are reported to warn. progress may be nil. A cancelled ctx
+// book are reported to warn. progress, when not nil, follows it. A cancelled ctx
 // (SIGINT, SIGTERM) stops it. Each book has its folder (datadir.Locate),
 // so books on one data directory never replace each other's index, and a
 // book whose index is current writes nothing. explicit is the ingest
 // command's: it fails at once when another process is writing, where the
 // others wait for it.
-func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done, total int, path string), explicit bool) (ingested, error) {
+func ingest(ctx context.Context, cfg Config, warn io.Writer, progress ingestProgress, explicit bool) (ingested, error) {
 	opts := markdown.DefaultOptions()
-	opts.Progress = progress
+	if progress != nil {
+		opts.Progress, opts.Chunked = progress.Pages, progress.Chunks
+	}
 	opts.Warn = func(path string, err error) {
 		fmt.Fprintf(warn, "textbook-rag: warning: %s: %v\n", path, err)
 	}
@@ -212,6 +214,9 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done,
 		so.Wait = writerWait
 	}
 	dir := datadir.Locate(cfg.Data, so.Source)
+	if progress != nil {
+		progress.Step("saving the index")
+	}
 	wrote, err := datadir.Save(ctx, dir, book, chunks, so)
 	if err != nil {
 		return ingested{}, err

@@ -82,12 +82,7 @@ func TestIngestCancelledOnLastFileWritesNoIndex(t *testing.T) {
 	cfg.Docs, cfg.Data = docs, filepath.Join(t.TempDir(), "data")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	progress := func(done, total int, path string) {
-		if done == total {
-			cancel()
-		}
-	}
-	in, err := ingest(ctx, cfg, io.Discard, progress, true)
+	in, err := ingest(ctx, cfg, io.Discard, cancelOnLastPage{cancel}, true)
 	if !errors.Is(err, context.Canceled) || in.Wrote {
 		t.Errorf("ingest = wrote %v, %v; want context.Canceled and no write", in.Wrote, err)
 	}
@@ -144,3 +139,14 @@ func TestSignalHonouredMidStep(t *testing.T) {
 		})
 	}
 }
+
+// cancelOnLastPage cancels the ingest it follows once the last page is read.
+type cancelOnLastPage struct{ cancel func() }
+
+func (c cancelOnLastPage) Pages(done, total int, _ string) {
+	if done == total {
+		c.cancel()
+	}
+}
+func (cancelOnLastPage) Chunks(int)  {}
+func (cancelOnLastPage) Step(string) {}
