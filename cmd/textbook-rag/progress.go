@@ -98,7 +98,7 @@ func (p *progressLine) Finish() {
 
 // draw rewrites the line; p.mu is held.
 func (p *progressLine) draw() {
-	pages := "pages: counting"
+	pages := "0 pages read"
 	if p.total > 0 {
 		pages = fmt.Sprintf("%d/%d pages", p.done, p.total)
 	}
