@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/textbook-rag/rag/eval"
 )
 
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -48,7 +50,12 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if progress != nil {
 		progress.Step("self-check")
 	}
-	sc, _, err := currentSelfCheck(ctx, cfg.Tutor, in.Index, in.Dir, nil, nil, nil)
+	// The self-check reads the whole book again: a signal meanwhile is
+	// honoured at once too.
+	sc, err := untilDone(ctx, func() (eval.SelfCheck, error) {
+		sc, _, err := currentSelfCheck(ctx, cfg.Tutor, in.Index, in.Dir, nil, nil, nil)
+		return sc, err
+	}, nil)
 	finish()
 	if err != nil {
 		return err

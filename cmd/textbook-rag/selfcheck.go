@@ -69,6 +69,9 @@ func currentSelfCheck(ctx context.Context, tc tutor.Config, ix *datadir.Index, d
 	if st, ok := readStoredCheck(dir); ok && st.Key == key {
 		return st.SelfCheck, false, nil
 	}
+	if beforeSelfCheck != nil {
+		beforeSelfCheck()
+	}
 	if lex == nil || ans == nil {
 		book := analysis.NewBook(ix.Chunks)
 		lex, ans = lexical.New(book), answer.New(book)
@@ -84,6 +87,10 @@ func currentSelfCheck(ctx context.Context, tc tutor.Config, ix *datadir.Index, d
 	}
 	return sc, true, nil
 }
+
+// beforeSelfCheck, set by tests, runs when a self-check is to be
+// computed: a signal then must still be honoured at once.
+var beforeSelfCheck func()
 
 // readStoredCheck reads selfCheckFile; false when there is none or it
 // cannot be read (it is then computed again).
