@@ -21,7 +21,8 @@ import (
 // (stopHandshakes); then it takes what is waiting on the socket, until
 // none has come for drainQuiet (drainMax at most, for a socket that takes
 // no filter and keeps receiving), and closes it; every request meanwhile
-// is answered 503 with "Connection: close"; and only when no accepted
+// is answered 503 with "Connection: close", once the socket is closed
+// (see awaitClosed); and only when no accepted
 // connection is still to be answered (one that has sent nothing is
 // waited for newConnWait) does net/http's Shutdown begin. All of it
 // within the grace.
