@@ -50,14 +50,14 @@ func (t *Tutor) explain(ctx context.Context, req rag.ChatRequest) (*rag.Explanat
 const maxRelated = 3
 
 // related finds the other sections that discuss what the selection does:
-// the retriever's best chunks for the selection's text that reach the
+// the section search's (Sections) best chunks for the selection's text that reach the
 // empty threshold, one per section, leaving out the sections the
 // explanation already quotes and the chunk that holds the selection.
 func (t *Tutor) related(ctx context.Context, selected string, e *rag.Explanation) ([]rag.Passage, error) {
-	if t.Retriever == nil {
+	if t.Sections == nil {
 		return nil, nil
 	}
-	chunks, err := t.Retriever.Retrieve(ctx, selected, t.Config.TopK+maxRelated)
+	chunks, err := t.Sections.Retrieve(ctx, selected, t.Config.TopK+maxRelated)
 	if err != nil {
 		return nil, err
 	}

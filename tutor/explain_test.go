@@ -38,6 +38,7 @@ func bookTutor(t *testing.T) *Tutor {
 	return &Tutor{
 		Config:     DefaultConfig(),
 		Retriever:  lexical.New(book),
+		Sections:   lexical.New(book),
 		Evidence:   answer.New(book),
 		Scope:      DefaultScope(),
 		Extractive: extractive.Generator{},

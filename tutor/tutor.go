@@ -99,8 +99,12 @@ type Tutor struct {
 	Extractive rag.Generator
 	// LLM, when set, writes the answers, and its NOT_IN_CONTEXT reply
 	// judges whether the confident chunks answer the question.
-	LLM    rag.Generator
-	Logger *slog.Logger
+	LLM rag.Generator
+	// Sections, when set, finds the other sections an explanation of a
+	// selection links to (see related): the built-in retriever, so that
+	// a selection costs no embeddings call whatever answers questions.
+	Sections rag.Retriever
+	Logger   *slog.Logger
 }
 
 // Ask runs the refusal flow of the spec:

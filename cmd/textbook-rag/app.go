@@ -365,6 +365,7 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 		Modules:    scopeList(ix),
 		Extractive: extractor,
 		LLM:        llm,
+		Sections:   m.Lexical,
 		Logger:     m.Logger,
 	}
 	m.Refusals = tutor.NewRefusalLog(logw)
