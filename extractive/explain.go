@@ -6,9 +6,10 @@ import (
 	"github.com/textbook-rag/rag"
 )
 
-// NothingMore follows a selection that a question only points at ("What
+// NothingMore answers a question that only points at a selection ("What
 // does this mean?") when the rest of the book adds nothing to it: no
-// definition of its terms elsewhere, no sentence leading into it.
+// definition of its terms elsewhere, no sentence leading into it, no
+// other section about it. The selection is not repeated then.
 const NothingMore = "The book says nothing more about this passage."
 
 // Titles of the parts of an explanation; each is followed by where in the
@@ -19,11 +20,10 @@ const (
 	RelatedTitle    = "Other sections that discuss this:"
 )
 
-// explanation renders what the book adds to a selection, in its place
-// (the reader has the selection; repeating it explains nothing): the
+// explanation renders what the book adds to a selection, after it: the
 // sentences that lead into it, then each definition under a line naming
 // its term, each with where it comes from, then the other sections that
-// discuss it; or NothingMore.
+// discuss it; or NothingMore, in the selection's place.
 func explanation(e *rag.Explanation) []string {
 	if e.Empty() {
 		return []string{NothingMore}

@@ -8,11 +8,11 @@ import (
 	"github.com/textbook-rag/rag"
 )
 
-// TestGenerateExplanation renders what the book adds to a selection that
-// a question only points at, never the selection itself: the lead-in and
-// each definition under a line saying where it comes from (a glossary's
-// entry by its chapter), the other sections that discuss it, or
-// NothingMore.
+// TestGenerateExplanation renders a selection that a question only
+// points at with what the book adds to it: after the selection, the
+// lead-in and each definition under a line saying where it comes from
+// (a glossary's entry by its chapter), the other sections that discuss
+// it; or NothingMore alone, never the selection alone.
 func TestGenerateExplanation(t *testing.T) {
 	topics := &rag.ScoredChunk{Chunk: rag.Chunk{ID: "1", ChapterTitle: "Topics", SectionHeading: "Headers"}}
 	imu := &rag.ScoredChunk{Chunk: rag.Chunk{ID: "2", ChapterTitle: "Sensors", SectionHeading: "IMU"}}
@@ -52,10 +52,13 @@ func TestGenerateExplanation(t *testing.T) {
 			if streamed != out.Text {
 				t.Errorf("streamed text %q differs from the answer %q", streamed, out.Text)
 			}
-			for _, p := range selection {
-				if strings.Contains(out.Text, p.Text) {
-					t.Errorf("the answer repeats the selection's %q", p.Text)
-				}
+			// Never the selection alone: with what the book adds, or the
+			// sentence saying it adds nothing, without the selection.
+			if tt.explanation.Empty() && out.Text != NothingMore {
+				t.Errorf("nothing to add: answer %q, want %q alone", out.Text, NothingMore)
+			}
+			if !tt.explanation.Empty() && !strings.HasPrefix(out.Text, "From your selection:") {
+				t.Errorf("answer %q does not start with the selection it explains", out.Text)
 			}
 			checkGolden(t, out.Text)
 		})

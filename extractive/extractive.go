@@ -27,14 +27,16 @@ func (Generator) Generate(ctx context.Context, req rag.GenerateRequest, emit fun
 		return rag.Generated{}, err
 	}
 	var parts []string
-	if req.Explanation != nil {
-		// The question only points at the selection: the answer is what
-		// the book adds to it, never the selection again.
-		parts = explanation(req.Explanation)
-	} else {
+	// A question that only points at the selection is never answered
+	// with the selection alone: with what the book adds to it, or, when
+	// it adds nothing, with the sentence that says so.
+	if req.Explanation == nil || !req.Explanation.Empty() {
 		for _, g := range group(req.Evidence) {
 			parts = append(parts, render(g))
 		}
+	}
+	if req.Explanation != nil {
+		parts = append(parts, explanation(req.Explanation)...)
 	}
 	var b strings.Builder
 	for i, p := range parts {
