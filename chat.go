@@ -30,7 +30,15 @@ type ChatRequest struct {
 	Question     string `json:"question"`
 	SelectedText string `json:"selected_text,omitempty"`
 	SessionID    string `json:"session_id,omitempty"`
+	// RequestID, chosen by the client once per question and sent again
+	// with each retry of it, makes the request idempotent: a retry of a
+	// question already stored gets the stored exchange back, and nothing
+	// is stored twice (see ExchangeIDs).
+	RequestID string `json:"request_id,omitempty"`
 }
+
+// MaxRequestIDChars bounds a client's request id.
+const MaxRequestIDChars = 128
 
 // ChatResponse is an answer or a refusal; a refusal is a normal response,
 // never an error.
@@ -85,12 +93,30 @@ func (r *ChatRequest) Normalize() error {
 		e.Details["max_chars"] = MaxSelectedTextChars
 		return e
 	}
+	r.RequestID = strings.TrimSpace(r.RequestID)
+	if err := checkRequestID(r.RequestID); err != nil {
+		return err
+	}
 	if r.SessionID != "" {
 		id, ok := ParseUUID(r.SessionID)
 		if !ok {
 			return fieldError(EINVALID, "session_id", "session_id must be a UUID (8-4-4-4-12 hex digits)")
 		}
 		r.SessionID = id
+	}
+	return nil
+}
+
+// checkRequestID accepts a request id of letters, digits and ".-_:",
+// at most MaxRequestIDChars of them ("" is none).
+func checkRequestID(id string) error {
+	if len(id) > MaxRequestIDChars {
+		return fieldError(EINVALID, "request_id", "request_id has %d characters; the limit is %d", len(id), MaxRequestIDChars)
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune(".-_:", c)) {
+			return fieldError(EINVALID, "request_id", "request_id may hold only letters, digits and . - _ :")
+		}
 	}
 	return nil
 }

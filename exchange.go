@@ -189,3 +189,20 @@ func DecodeSources(s string) ([]Source, error) {
 	}
 	return src, nil
 }
+
+// requestNamespace names the ids derived from client request ids.
+var requestNamespace = uuid.MustParse("5f0c7a52-8c1e-4f7e-9a43-6d1b2f0e9c11")
+
+// ExchangeIDs derives, from a client's request id, the id of the question
+// it asks and, for a request that names no session, the session it opens:
+// a retry of the request gets the same ones, so the store's unique
+// message id stores its exchange once, and the stored exchange can be
+// found again. sessionID is the request's own session id ("" for none).
+func ExchangeIDs(sessionID, requestID string) (session, question string) {
+	session = sessionID
+	if session == "" {
+		session = uuid.NewSHA1(requestNamespace, []byte("session\x00"+requestID)).String()
+	}
+	question = uuid.NewSHA1(requestNamespace, []byte("question\x00"+session+"\x00"+requestID)).String()
+	return session, question
+}

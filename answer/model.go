@@ -1,7 +1,9 @@
 package answer
 
 import (
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -175,4 +177,11 @@ func ZeroModel() *Model {
 		m.Scale[i] = 1
 	}
 	return m
+}
+
+// ModelDigest names the embedded model's file: what the answerer decides
+// changes with it, so a result kept from an earlier model is stale.
+func ModelDigest() string {
+	sum := sha256.Sum256(modelJSON)
+	return hex.EncodeToString(sum[:8])
 }

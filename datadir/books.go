@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -100,16 +101,29 @@ type Entry struct {
 	Course string
 }
 
-// String names the entry for a person choosing among books.
+// String names the entry for a person choosing among books, on a
+// terminal: a folder name or path holding a control character or an
+// escape is quoted, so it cannot move the cursor or recolour the screen.
 func (e Entry) String() string {
-	src := e.Source
-	if src == "" {
+	src := printable(e.Source)
+	if e.Source == "" {
 		src = "a book of unknown folder"
 	}
 	if e.Name == "" {
 		return fmt.Sprintf("%q (%s, at the data directory's root)", e.Course, src)
 	}
-	return fmt.Sprintf("%s: %q (%s)", e.Name, e.Course, src)
+	return fmt.Sprintf("%s: %q (%s)", printable(e.Name), e.Course, src)
+}
+
+// printable returns s as it is when every character of it prints, else
+// quoted with Go's escapes.
+func printable(s string) string {
+	for _, r := range s {
+		if !strconv.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 // header is the part of an index that names its book.
@@ -217,9 +231,9 @@ type ChooseError struct {
 func (e *ChooseError) Error() string {
 	var b strings.Builder
 	if e.Name == "" {
-		fmt.Fprintf(&b, "%s holds %d books; choose one with --book NAME or --docs FOLDER:", e.Dir, len(e.Books))
+		fmt.Fprintf(&b, "%s holds %d books; choose one with --book NAME or --docs FOLDER:", printable(e.Dir), len(e.Books))
 	} else {
-		fmt.Fprintf(&b, "%s holds no one book named %q; choose one with --book NAME or --docs FOLDER:", e.Dir, e.Name)
+		fmt.Fprintf(&b, "%s holds no one book named %q; choose one with --book NAME or --docs FOLDER:", printable(e.Dir), e.Name)
 	}
 	for _, x := range e.Books {
 		b.WriteString("\n  " + x.String())

@@ -175,3 +175,21 @@ func TestReplicasShareTheBookFolder(t *testing.T) {
 		t.Errorf("books %v, want the one", books)
 	}
 }
+
+// The list of books a person chooses from quotes a folder name or path
+// with control characters or escapes: nothing reaches the terminal raw.
+func TestChooseListQuotesControlCharacters(t *testing.T) {
+	e := Entry{Name: "evil\x1b[2J\x07-0123", Source: "/books/\x1b]0;pwned\x07", Course: "Course\x1b[31m"}
+	got := (&ChooseError{Dir: "/data", Books: []Entry{e}}).Error()
+	for _, c := range got {
+		if c == '\x1b' || c == '\x07' {
+			t.Fatalf("the list holds a raw control character: %q", got)
+		}
+	}
+	if !strings.Contains(got, `"evil\x1b[2J\a-0123"`) {
+		t.Errorf("the folder name is not quoted: %q", got)
+	}
+	if plain := (Entry{Name: "robotics-0123", Source: "/books/robotics", Course: "Robotics"}).String(); plain != `robotics-0123: "Robotics" (/books/robotics)` {
+		t.Errorf("a plain entry reads %q", plain)
+	}
+}

@@ -110,11 +110,10 @@ type BusyError struct {
 }
 
 func (e *BusyError) Error() string {
-	pid := "pid unknown"
-	if e.PID > 0 {
-		pid = fmt.Sprintf("pid %d", e.PID)
+	if e.PID <= 0 {
+		return fmt.Sprintf("data directory %s is in use by another textbook-rag process: it is writing the index", e.Dir)
 	}
-	return fmt.Sprintf("data directory %s is in use by another textbook-rag process (%s): it is writing the index", e.Dir, pid)
+	return fmt.Sprintf("data directory %s is in use by another textbook-rag process (pid %d): it is writing the index", e.Dir, e.PID)
 }
 
 // Save writes the index into the book's folder dir (see Locate) unless

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // LockName is the file in a data directory that writers lock.
@@ -37,18 +38,38 @@ func TryLock(dir string) (*Lock, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		defer f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			b := make([]byte, 32)
-			n, _ := f.ReadAt(b, 0)
-			pid, _ := strconv.Atoi(strings.TrimSpace(string(b[:n])))
-			return nil, &BusyError{Dir: dir, PID: pid}
+			return nil, &BusyError{Dir: dir, PID: holder(f)}
 		}
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
-	// The pid is only for the message a second writer prints.
+	// The pid is only for the message a second writer prints (see
+	// holder): emptied first, the file never names a past holder.
 	if err := f.Truncate(0); err == nil {
 		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return &Lock{f: f}, nil
+}
+
+// pidWait bounds how long a second writer waits for the holder of the
+// lock to record its pid: the holder writes it just after it takes the
+// lock, and a writer that reads in between would find no pid.
+const pidWait = 200 * time.Millisecond
+
+// holder reads the pid the lock's holder recorded in f, waiting for it up
+// to pidWait; 0 when none appears.
+func holder(f *os.File) int {
+	deadline := time.Now().Add(pidWait)
+	for {
+		b := make([]byte, 32)
+		n, _ := f.ReadAt(b, 0)
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b[:n]))); err == nil && pid > 0 {
+			return pid
+		}
+		if time.Now().After(deadline) {
+			return 0
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // Unlock releases the lock. The file stays: removing it would let two

@@ -579,3 +579,25 @@ func TestOwnShareUpper(t *testing.T) {
 		}
 	}
 }
+
+// The self-check asks at most n of the derived questions, spread over the
+// book from its first, whatever the book gives.
+func TestSampleProbes(t *testing.T) {
+	probes := make([]answer.Probe, 1000)
+	for i := range probes {
+		probes[i].Question = fmt.Sprintf("What is t%d?", i)
+	}
+	for _, tc := range []struct{ have, n, want int }{{1000, 300, 300}, {1000, 1000, 1000}, {10, 300, 10}, {0, 300, 0}} {
+		got := SampleProbes(probes[:tc.have], tc.n)
+		if len(got) != tc.want {
+			t.Errorf("%d probes, n %d: %d sampled, want %d", tc.have, tc.n, len(got), tc.want)
+			continue
+		}
+		if tc.want > 0 && (got[0].Question != probes[0].Question || got[len(got)-1].Question == probes[0].Question && tc.want > 1) {
+			t.Errorf("%d probes, n %d: sample starts %q ends %q", tc.have, tc.n, got[0].Question, got[len(got)-1].Question)
+		}
+	}
+	if got := SampleProbes(probes, 300); got[299].Question != "What is t996?" {
+		t.Errorf("last of the sample %q, want one near the book's end", got[299].Question)
+	}
+}

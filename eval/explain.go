@@ -28,9 +28,11 @@ type Explained struct {
 	// the selection, a definition of one of its terms from elsewhere in
 	// the book; Either: one or both; NothingMore: answers saying that the
 	// book holds nothing more.
-	LeadIn      int `json:"lead_in"`
-	Definition  int `json:"definition"`
-	Either      int `json:"either"`
+	LeadIn     int `json:"lead_in"`
+	Definition int `json:"definition"`
+	Either     int `json:"either"`
+	// Related: answers linking other sections that discuss the selection.
+	Related     int `json:"related"`
 	NothingMore int `json:"nothing_more"`
 	// Whole: answers that still hold every answer term of the labelled
 	// question, as the selection does.
@@ -47,8 +49,8 @@ func (e Explained) Rate() float64 {
 }
 
 // ExplainedOf asks ExplainQuestion of the selection of every
-// selected_sufficient question and reads what each answer quotes after
-// the selection, by the lines the extractive answer gives its parts.
+// selected_sufficient question and reads what each answer quotes, by the
+// lines the extractive answer gives its parts.
 func ExplainedOf(ctx context.Context, book string, t rag.Tutor, qs []Question) (Explained, error) {
 	e := Explained{Book: book}
 	for _, q := range qs {
@@ -69,8 +71,11 @@ func ExplainedOf(ctx context.Context, book string, t rag.Tutor, qs []Question) (
 			e.Refused++
 			continue
 		}
-		lead := strings.Contains(resp.Answer, "\n\n"+extractive.LeadInTitle)
-		def := strings.Contains(resp.Answer, "\n\n"+extractive.DefinitionTitle)
+		lead := hasPart(resp.Answer, extractive.LeadInTitle)
+		def := hasPart(resp.Answer, extractive.DefinitionTitle)
+		if hasPart(resp.Answer, extractive.RelatedTitle) {
+			e.Related++
+		}
 		if lead {
 			e.LeadIn++
 		}
@@ -80,7 +85,7 @@ func ExplainedOf(ctx context.Context, book string, t rag.Tutor, qs []Question) (
 		if lead || def {
 			e.Either++
 		}
-		if strings.HasSuffix(resp.Answer, "\n\n"+extractive.NothingMore) {
+		if resp.Answer == extractive.NothingMore || strings.HasSuffix(resp.Answer, "\n\n"+extractive.NothingMore) {
 			e.NothingMore++
 		}
 		if missingTerm(resp.Answer, q.AnswerTerms) == "" {
@@ -88,6 +93,12 @@ func ExplainedOf(ctx context.Context, book string, t rag.Tutor, qs []Question) (
 		}
 	}
 	return e, nil
+}
+
+// hasPart reports whether an answer holds a part under title: first, or
+// after another part.
+func hasPart(answer, title string) bool {
+	return strings.HasPrefix(answer, title) || strings.Contains(answer, "\n\n"+title)
 }
 
 // WriteExplainedTable prints one row per book and, for several, the

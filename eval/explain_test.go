@@ -15,21 +15,20 @@ func TestExplainedOf(t *testing.T) {
 	sel := func(id string) Question {
 		return Question{ID: id, Question: "When?", SelectedText: "It was captured at noon.", Expect: "answer", Category: "selected_sufficient", AnswerTerms: []string{"noon"}}
 	}
-	const selection = "From your selection:\n\nIt was captured at noon."
-	qs := []Question{sel("lead"), sel("def"), sel("both"), sel("nothing"), sel("refused"), sel("cut"), qAns, qSelNo}
+	qs := []Question{sel("lead"), sel("def"), sel("both"), sel("nothing"), sel("refused"), sel("related"), qAns, qSelNo}
 	tu := &scriptedTutor{byID: map[string]rag.ChatResponse{
-		"lead/explain":    reply(selection+"\n\n"+extractive.LeadInTitle+"“Clock” (Time):\n\nClocks drift.", "c1"),
-		"def/explain":     reply(selection+"\n\n"+extractive.DefinitionTitle+"“Noon” in “Glossary”:\n\nMidday.", "c2"),
-		"both/explain":    reply(selection+"\n\n"+extractive.LeadInTitle+"“Clock”:\n\nA.\n\n"+extractive.DefinitionTitle+"“Noon”:\n\nB.", "c1", "c2"),
-		"nothing/explain": reply(selection + "\n\n" + extractive.NothingMore),
+		"lead/explain":    reply(extractive.LeadInTitle+"“Clock” (Time):\n\nClocks drift at noon.", "c1"),
+		"def/explain":     reply(extractive.DefinitionTitle+"“Noon” in “Glossary”:\n\nMidday, noon.", "c2"),
+		"both/explain":    reply(extractive.LeadInTitle+"“Clock”:\n\nA.\n\n"+extractive.DefinitionTitle+"“Noon”:\n\nB.", "c1", "c2"),
+		"nothing/explain": reply(extractive.NothingMore),
 		"refused/explain": refusal(rag.SelectedTextInsufficient),
-		"cut/explain":     reply("From your selection:\n\nIt was captured.\n\n" + extractive.NothingMore),
+		"related/explain": reply(extractive.RelatedTitle+"\n\n- “Clock” (Time)", "c1"),
 	}}
 	got, err := ExplainedOf(context.Background(), "book", tu, qs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Explained{Book: "book", Selections: 6, Refused: 1, LeadIn: 2, Definition: 2, Either: 3, NothingMore: 2, Whole: 4}
+	want := Explained{Book: "book", Selections: 6, Refused: 1, LeadIn: 2, Definition: 2, Either: 3, Related: 1, NothingMore: 1, Whole: 3}
 	if got != want {
 		t.Errorf("ExplainedOf = %+v, want %+v", got, want)
 	}

@@ -111,11 +111,6 @@ type Labelled struct {
 	// wrong-answer budget.
 	Questions int
 	Asked     []Asked
-	// Probes are the book's self-check questions (answer.Probe) that
-	// reached the answerer, a candidate Correct when it cites a section
-	// the probe names: labels every book has, which tell how well the
-	// answerer reads it.
-	Probes []Asked
 }
 
 // Asked is one question that reached the answerer.
@@ -199,28 +194,6 @@ func Collect(ctx context.Context, book string, t *tutor.Tutor, ans *answer.Answe
 			a.Section = append(a.Section, c.Group)
 		}
 		out.Asked = append(out.Asked, a)
-	}
-	for i, p := range ans.DefinitionProbes() {
-		rec.hit, rec.seen = false, nil
-		req := rag.ChatRequest{Question: p.Question, SessionID: sessionID(fmt.Sprintf("self-check-%d", i))}
-		if req.Normalize() != nil {
-			continue // as RunSelfCheck: no test
-		}
-		if _, err := tt.Ask(ctx, req, nil); err != nil {
-			return nil, fmt.Errorf("probe %q: %w", p.Question, err)
-		}
-		if !rec.hit || len(rec.seen) == 0 {
-			continue
-		}
-		a := Asked{ID: fmt.Sprintf("probe-%d", i), Category: "definition"}
-		for _, c := range rec.seen {
-			a.X = append(a.X, c.Features)
-			own := citesAny(tutor.SourcesOf(c.Passages), p.Sections, chunk)
-			a.Correct = append(a.Correct, own)
-			a.AtGold = append(a.AtGold, own)
-			a.Section = append(a.Section, c.Group)
-		}
-		out.Probes = append(out.Probes, a)
 	}
 	return out, nil
 }

@@ -13,6 +13,9 @@ import (
 // itself (answer.Probe): every book gets one, labelled or not.
 type SelfCheck struct {
 	Questions int `json:"questions"`
+	// Derived is how many questions the book gave; at most
+	// MaxSelfCheckQuestions of them, spread over the book, were asked.
+	Derived int `json:"derived,omitempty"`
 	// Own: answered, citing a section that answers the question;
 	// Other: answered from other sections only; the rest were refused.
 	Own   int `json:"own_section"`
@@ -47,8 +50,30 @@ func share(n, of int) float64 {
 
 // String is the line ingest and serve print.
 func (s SelfCheck) String() string {
-	return fmt.Sprintf("self-check: %d questions derived from the book's definitions; %.1f%% answered from their own section, %.1f%% from another",
-		s.Questions, 100*s.OwnShare(), 100*s.OtherShare())
+	sample := ""
+	if s.Derived > s.Questions {
+		sample = fmt.Sprintf(" (a sample of the %d it gives)", s.Derived)
+	}
+	return fmt.Sprintf("self-check: %d questions derived from the book's definitions%s; %.1f%% answered from their own section, %.1f%% from another",
+		s.Questions, sample, 100*s.OwnShare(), 100*s.OtherShare())
+}
+
+// MaxSelfCheckQuestions bounds the self-check's time and memory whatever
+// the book holds: a book with 100,000 defined terms is sampled, not asked
+// 100,000 questions at every start.
+const MaxSelfCheckQuestions = 300
+
+// SampleProbes returns at most n probes spread evenly over the book
+// order of probes, first included; all of them when there are no more.
+func SampleProbes(probes []answer.Probe, n int) []answer.Probe {
+	if n <= 0 || len(probes) <= n {
+		return probes
+	}
+	out := make([]answer.Probe, n)
+	for i := range out {
+		out[i] = probes[i*len(probes)/n]
+	}
+	return out
 }
 
 // RunSelfCheck asks the tutor every probe and counts where the answers

@@ -6,9 +6,10 @@ import (
 	"github.com/textbook-rag/rag"
 )
 
-// NothingMore follows a selection that a question only points at ("What
+// NothingMore answers a question that only points at a selection ("What
 // does this mean?") when the rest of the book adds nothing to it: no
-// definition of its terms elsewhere, no sentence leading into it.
+// definition of its terms elsewhere, no sentence leading into it, no
+// other section about it. The selection is not repeated then.
 const NothingMore = "The book says nothing more about this passage."
 
 // Titles of the parts of an explanation; each is followed by where in the
@@ -16,11 +17,13 @@ const NothingMore = "The book says nothing more about this passage."
 const (
 	LeadInTitle     = "Just before your selection, in "
 	DefinitionTitle = "The book defines "
+	RelatedTitle    = "Other sections that discuss this:"
 )
 
 // explanation renders what the book adds to a selection, after it: the
 // sentences that lead into it, then each definition under a line naming
-// its term, each with where it comes from; or NothingMore.
+// its term, each with where it comes from, then the other sections that
+// discuss it; or NothingMore, in the selection's place.
 func explanation(e *rag.Explanation) []string {
 	if e.Empty() {
 		return []string{NothingMore}
@@ -39,6 +42,13 @@ func explanation(e *rag.Explanation) []string {
 			}
 		}
 		parts = append(parts, render(section{title: title, passages: []rag.Passage{d.Passage}}))
+	}
+	if len(e.Related) > 0 {
+		lines := []string{RelatedTitle, ""}
+		for _, p := range e.Related {
+			lines = append(lines, "- "+place(p))
+		}
+		parts = append(parts, strings.Join(lines, "\n"))
 	}
 	return parts
 }

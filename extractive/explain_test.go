@@ -2,15 +2,17 @@ package extractive
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/textbook-rag/rag"
 )
 
 // TestGenerateExplanation renders a selection that a question only
-// points at, with what the book adds to it: after the selection, the
+// points at with what the book adds to it: after the selection, the
 // lead-in and each definition under a line saying where it comes from
-// (a glossary's entry by its chapter), or NothingMore.
+// (a glossary's entry by its chapter), the other sections that discuss
+// it; or NothingMore alone, never the selection alone.
 func TestGenerateExplanation(t *testing.T) {
 	topics := &rag.ScoredChunk{Chunk: rag.Chunk{ID: "1", ChapterTitle: "Topics", SectionHeading: "Headers"}}
 	imu := &rag.ScoredChunk{Chunk: rag.Chunk{ID: "2", ChapterTitle: "Sensors", SectionHeading: "IMU"}}
@@ -31,6 +33,10 @@ func TestGenerateExplanation(t *testing.T) {
 			},
 		}},
 		{"selection and nothing more", &rag.Explanation{}},
+		{"related sections", &rag.Explanation{Related: []rag.Passage{
+			{Heading: rag.Heading{Text: "Headers"}, Chunk: topics},
+			{Heading: rag.Heading{Text: "IMU"}, Chunk: imu},
+		}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,6 +51,14 @@ func TestGenerateExplanation(t *testing.T) {
 			}
 			if streamed != out.Text {
 				t.Errorf("streamed text %q differs from the answer %q", streamed, out.Text)
+			}
+			// Never the selection alone: with what the book adds, or the
+			// sentence saying it adds nothing, without the selection.
+			if tt.explanation.Empty() && out.Text != NothingMore {
+				t.Errorf("nothing to add: answer %q, want %q alone", out.Text, NothingMore)
+			}
+			if !tt.explanation.Empty() && !strings.HasPrefix(out.Text, "From your selection:") {
+				t.Errorf("answer %q does not start with the selection it explains", out.Text)
 			}
 			checkGolden(t, out.Text)
 		})

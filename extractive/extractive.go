@@ -27,8 +27,13 @@ func (Generator) Generate(ctx context.Context, req rag.GenerateRequest, emit fun
 		return rag.Generated{}, err
 	}
 	var parts []string
-	for _, g := range group(req.Evidence) {
-		parts = append(parts, render(g))
+	// A question that only points at the selection is never answered
+	// with the selection alone: with what the book adds to it, or, when
+	// it adds nothing, with the sentence that says so.
+	if req.Explanation == nil || !req.Explanation.Empty() {
+		for _, g := range group(req.Evidence) {
+			parts = append(parts, render(g))
+		}
 	}
 	if req.Explanation != nil {
 		parts = append(parts, explanation(req.Explanation)...)

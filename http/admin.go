@@ -2,29 +2,21 @@ package http
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"errors"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/report"
 )
 
-// adminCookie holds a browser's proof that it was given the admin token:
-// an HMAC of the token, so that the token itself is never stored in the
-// browser.
+// adminCookie holds a browser's admin session (see newAdminSession):
+// signed with the token, never the token itself, and ending.
 const adminCookie = "textbook_rag_admin"
-
-func (s *Server) adminProof() string {
-	m := hmac.New(sha256.New, []byte(s.cfg.AdminToken))
-	m.Write([]byte("textbook-rag admin report"))
-	return hex.EncodeToString(m.Sum(nil))
-}
 
 // isAdmin reports whether the request carries the admin token (bearer)
 // or the cookie the login form sets.
@@ -38,7 +30,11 @@ func (s *Server) isAdmin(r *http.Request) bool {
 		return subtle.ConstantTimeCompare(got[:], want[:]) == 1
 	}
 	c, err := r.Cookie(adminCookie)
-	return err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.adminProof())) == 1
+	if err != nil {
+		return false
+	}
+	_, _, ok := s.adminSession(c.Value)
+	return ok
 }
 
 // handleReport answers GET /admin/report?since=7d: the course report as
@@ -115,8 +111,16 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, rag.Errorf(rag.EUNAUTHORIZED, "The course report needs an admin token: start the server with --admin-token."))
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
+	const maxForm = 4 << 10
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			e := rag.Errorf(ETOOLARGE, "the login form is larger than %d bytes", maxForm)
+			e.Details = map[string]any{"max_bytes": maxForm}
+			s.writeError(w, r, e)
+			return
+		}
 		s.writeError(w, r, rag.Errorf(rag.EINVALID, "the login form could not be read"))
 		return
 	}
@@ -127,8 +131,8 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, &http.Cookie{
-		Name: adminCookie, Value: s.adminProof(), Path: "/admin",
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+		Name: adminCookie, Value: s.newAdminSession(), Path: "/admin", MaxAge: int(AdminSessionTTL / time.Second),
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.overTLS(r),
 	})
 	http.Redirect(w, r, "/admin/report", http.StatusSeeOther)
 }

@@ -1,11 +1,13 @@
 package http
 
 import (
+	"crypto/tls"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/report"
@@ -130,5 +132,98 @@ func TestAcceptsHTML(t *testing.T) {
 		if got := acceptsHTML(accept); got != want {
 			t.Errorf("acceptsHTML(%q) = %v, want %v", accept, got, want)
 		}
+	}
+}
+
+// An admin session ends: after AdminSessionTTL, or when it signs out, and
+// a copy of its cookie ends with it. Its cookie is Secure when the request
+// came over TLS, directly or as a trusted proxy says.
+func TestAdminSessionEnds(t *testing.T) {
+	env := newEnv(t, func(c *Config) { c.AdminToken = "s3cret"; c.TrustProxy = true }, withReport)
+	login := func(opts ...reqOpt) *http.Cookie {
+		t.Helper()
+		w := env.do("POST", "/admin/login", "", append([]reqOpt{func(r *http.Request) {
+			body := url.Values{"token": {"s3cret"}}.Encode()
+			r.Body = io.NopCloser(strings.NewReader(body))
+			r.ContentLength = int64(len(body))
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}}, opts...)...)
+		res := w.Result()
+		if res.StatusCode != 303 || len(res.Cookies()) != 1 {
+			t.Fatalf("login: %d, cookies %v", res.StatusCode, res.Cookies())
+		}
+		return res.Cookies()[0]
+	}
+	report := func(c *http.Cookie) int {
+		return env.do("GET", "/admin/report", "", func(r *http.Request) { r.AddCookie(c) }).Code
+	}
+
+	c := login()
+	if c.Secure || c.MaxAge != int(AdminSessionTTL/time.Second) {
+		t.Errorf("plain HTTP login: Secure %v, Max-Age %d", c.Secure, c.MaxAge)
+	}
+	if code := report(c); code != 200 {
+		t.Fatalf("a fresh session: %d", code)
+	}
+	env.clock.Advance(AdminSessionTTL - time.Minute)
+	if code := report(c); code != 200 {
+		t.Errorf("a session near its end: %d", code)
+	}
+	env.clock.Advance(2 * time.Minute)
+	if code := report(c); code != 401 {
+		t.Errorf("an expired session: %d, want 401", code)
+	}
+
+	// Signing out ends the session, copies of its cookie included.
+	c = login()
+	copied := *c
+	w := env.do("POST", "/admin/logout", "", func(r *http.Request) { r.AddCookie(c) })
+	if res := w.Result(); res.StatusCode != 303 || len(res.Cookies()) != 1 || res.Cookies()[0].MaxAge >= 0 {
+		t.Errorf("sign out: %d, cookies %v", res.StatusCode, res.Cookies())
+	}
+	if code := report(&copied); code != 401 {
+		t.Errorf("a copied cookie after sign-out: %d, want 401", code)
+	}
+	if code := report(login()); code != 200 {
+		t.Errorf("signing in again: %d", code)
+	}
+
+	// A forged or extended cookie is refused.
+	parts := strings.SplitN(login().Value, ".", 3)
+	forged := &http.Cookie{Name: c.Name, Value: "9999999999." + parts[1] + "." + parts[2]}
+	if code := report(forged); code != 401 {
+		t.Errorf("an extended cookie: %d, want 401", code)
+	}
+
+	// Secure behind the trusted TLS proxy, or over TLS itself.
+	if c := login(header("X-Forwarded-Proto", "https")); !c.Secure {
+		t.Errorf("behind a TLS proxy: cookie not Secure")
+	}
+	if c := login(func(r *http.Request) { r.TLS = &tls.ConnectionState{} }); !c.Secure {
+		t.Errorf("over TLS: cookie not Secure")
+	}
+	untrusted := newEnv(t, func(c *Config) { c.AdminToken = "s3cret" }, withReport)
+	w = untrusted.do("POST", "/admin/login", "", header("X-Forwarded-Proto", "https"), func(r *http.Request) {
+		body := url.Values{"token": {"s3cret"}}.Encode()
+		r.Body = io.NopCloser(strings.NewReader(body))
+		r.ContentLength = int64(len(body))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	})
+	if cs := w.Result().Cookies(); len(cs) != 1 || cs[0].Secure {
+		t.Errorf("X-Forwarded-Proto without --trust-proxy: cookies %v, want one, not Secure", cs)
+	}
+}
+
+// A login form over its limit is 413 payload_too_large, not a 400.
+func TestLoginFormTooLarge(t *testing.T) {
+	env := newEnv(t, func(c *Config) { c.AdminToken = "s3cret" }, withReport)
+	w := env.do("POST", "/admin/login", "", func(r *http.Request) {
+		body := url.Values{"token": {strings.Repeat("x", 8<<10)}}.Encode()
+		r.Body = io.NopCloser(strings.NewReader(body))
+		r.ContentLength = int64(len(body))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	})
+	if w.Code != http.StatusRequestEntityTooLarge || decode[ErrorBody](t, w).Error != ETOOLARGE {
+		t.Errorf("oversized login form: %d %s, want 413 payload_too_large", w.Code, w.Body)
 	}
 }

@@ -31,6 +31,7 @@ func (s *Server) decodeChat(w http.ResponseWriter, r *http.Request) (rag.ChatReq
 		Question     *string `json:"question"`
 		SelectedText *string `json:"selected_text"`
 		SessionID    *string `json:"session_id"`
+		RequestID    *string `json:"request_id"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&in); err != nil {
@@ -48,10 +49,17 @@ func (s *Server) decodeChat(w http.ResponseWriter, r *http.Request) (rag.ChatReq
 	if in.SessionID != nil {
 		req.SessionID = *in.SessionID
 	}
+	if in.RequestID != nil {
+		req.RequestID = *in.RequestID
+	}
 	if err := req.Normalize(); err != nil {
 		return req, err
 	}
-	if req.SessionID == "" {
+	switch {
+	case req.RequestID != "":
+		// A retry that names no session lands in the first try's.
+		req.SessionID, _ = rag.ExchangeIDs(req.SessionID, req.RequestID)
+	case req.SessionID == "":
 		req.SessionID = s.NewID()
 	}
 	return req, nil
@@ -144,11 +152,14 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp = s.settle(resp)
-	if err := s.record(r, req, resp, asked); err != nil {
+	resp, replayed, err := s.record(r, req, resp, asked)
+	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	s.logRefusal(req, resp)
+	if !replayed {
+		s.logRefusal(req, resp)
+	}
 	writeJSON(w, http.StatusOK, resp)
 }
 
@@ -179,8 +190,12 @@ func (s *Server) settle(resp rag.ChatResponse) rag.ChatResponse {
 }
 
 // record writes the exchange to history in one AppendExchange call, which
-// creates the session when it is new: a failed write leaves nothing.
-func (s *Server) record(r *http.Request, req rag.ChatRequest, resp rag.ChatResponse, asked time.Time) error {
+// creates the session when it is new: a failed write leaves nothing. A
+// request with a request id whose exchange is stored already (a retry of
+// one whose answer was lost, or that got a 503 though its write went
+// through) is not stored again: record returns the stored exchange, and
+// replayed.
+func (s *Server) record(r *http.Request, req rag.ChatRequest, resp rag.ChatResponse, asked time.Time) (_ rag.ChatResponse, replayed bool, _ error) {
 	q := rag.Message{
 		ID:        s.NewID(),
 		SessionID: req.SessionID,
@@ -202,16 +217,58 @@ func (s *Server) record(r *http.Request, req rag.ChatRequest, resp rag.ChatRespo
 	if !a.CreatedAt.After(q.CreatedAt) {
 		a.CreatedAt = q.CreatedAt.Add(time.Microsecond)
 	}
+	if req.RequestID != "" {
+		_, q.ID = rag.ExchangeIDs(req.SessionID, req.RequestID)
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HistoryTimeout)
 	defer cancel()
-	if err := s.History.AppendExchange(ctx, req.SessionID, q, a); err != nil {
+	err := s.History.AppendExchange(ctx, req.SessionID, q, a)
+	if err != nil && req.RequestID != "" {
+		// The question's id is taken: by this request's earlier try?
+		if stored, ok, serr := s.storedExchange(r, req, q.ID); serr != nil || ok {
+			return stored, ok, serr
+		}
+	}
+	if err != nil {
 		if rag.ErrorCode(err) == rag.ESESSIONFULL {
 			// The session filled while this question was answered.
-			return err
+			return resp, false, err
 		}
-		return historyError(err)
+		return resp, false, historyError(err)
 	}
-	return nil
+	return resp, false, nil
+}
+
+// storedExchange finds, in the request's session, the exchange stored
+// under the question id qid; ok is false when there is none. A request id
+// reused for another question is an error.
+func (s *Server) storedExchange(r *http.Request, req rag.ChatRequest, qid string) (resp rag.ChatResponse, ok bool, err error) {
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HistoryTimeout)
+	defer cancel()
+	msgs, err := s.History.Messages(ctx, req.SessionID)
+	if err != nil {
+		return resp, false, nil // the write's own error stands
+	}
+	asked := false
+	for _, m := range msgs {
+		switch {
+		case m.ID == qid:
+			if m.Content != req.Question {
+				e := rag.Errorf(rag.EINVALID, "request_id %s was already used for another question; send a new one with each question", req.RequestID)
+				e.Details = map[string]any{"field": "request_id"}
+				return resp, false, e
+			}
+			asked = true
+		case asked && m.QuestionID == qid:
+			sources := m.Sources
+			if sources == nil {
+				sources = []rag.Source{}
+			}
+			return rag.ChatResponse{Answer: m.Content, WasRefusal: m.WasRefusal, Sources: sources, RefusalReason: m.RefusalReason,
+				SessionID: req.SessionID, MessageID: m.ID}, true, nil
+		}
+	}
+	return resp, false, nil
 }
 
 // checkRoom refuses a question to a session that is full before any
@@ -281,14 +338,17 @@ func (s *Server) handleChatStream(w http.ResponseWriter, r *http.Request) {
 			err = sw.complete(resp)
 		}
 	}
+	replayed := false
 	if err == nil {
-		err = s.record(r, req, resp, asked)
+		resp, replayed, err = s.record(r, req, resp, asked)
 	}
 	if err != nil {
 		s.streamError(w, r, sw, err)
 		return
 	}
-	s.logRefusal(req, resp)
+	if !replayed {
+		s.logRefusal(req, resp)
+	}
 	if err := sw.event("done", resp); err != nil {
 		s.clientGone(r, err)
 	}

@@ -24,6 +24,8 @@ const (
 	// EHEADERSTOOLARGE: the request headers are over the server's limit
 	// (431).
 	EHEADERSTOOLARGE = "headers_too_large"
+	// EEXPECTATION: an Expect header other than 100-continue (417).
+	EEXPECTATION = "expectation_failed"
 )
 
 // statusOf maps an error code to its HTTP status. A code missing from the
@@ -57,6 +59,7 @@ var statusOf = map[string]int{
 	ETOOLARGE:            http.StatusRequestEntityTooLarge,
 	EMEDIATYPE:           http.StatusUnsupportedMediaType,
 	EHEADERSTOOLARGE:     http.StatusRequestHeaderFieldsTooLarge,
+	EEXPECTATION:         http.StatusExpectationFailed,
 	rag.ERATELIMITED:     http.StatusTooManyRequests,
 	rag.EINTERNAL:        http.StatusInternalServerError,
 	rag.EQDRANT:          http.StatusBadGateway,

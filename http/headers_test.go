@@ -68,3 +68,52 @@ func TestOversizedHeaders(t *testing.T) {
 		})
 	}
 }
+
+// An Expect header the server cannot meet gets the API's JSON error body
+// (417 expectation_failed), not Go's empty reply; 100-continue is met.
+func TestExpectationFailed(t *testing.T) {
+	env := newEnv(t, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := env.srv.Open(ln); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.srv.Shutdown(context.Background()) })
+	for _, tc := range []struct {
+		expect string
+		want   int
+	}{
+		{"100-continue", http.StatusOK},
+		{"something-else", http.StatusExpectationFailed},
+	} {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := `{"question":"How do nodes talk?","session_id":"` + sid + `"}`
+		fmt.Fprintf(c, "POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\nExpect: %s\r\n\r\n%s", len(body), tc.expect, body)
+		br := bufio.NewReader(c)
+		resp, err := http.ReadResponse(br, nil)
+		if err == nil && resp.StatusCode == http.StatusContinue {
+			resp, err = http.ReadResponse(br, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		c.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("Expect: %s: status %d, want %d: %s", tc.expect, resp.StatusCode, tc.want, data)
+			continue
+		}
+		if tc.want == http.StatusOK {
+			continue
+		}
+		var e ErrorBody
+		if err := json.Unmarshal(data, &e); err != nil || e.Error != "expectation_failed" || e.Message == "" || resp.Header.Get("X-Request-ID") == "" {
+			t.Errorf("Expect: %s: body %q (%v), headers %v, want expectation_failed", tc.expect, data, err, resp.Header)
+		}
+	}
+}

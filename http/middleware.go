@@ -80,6 +80,11 @@ func withRoute(h http.HandlerFunc) http.Handler {
 func (s *Server) middleware(next http.Handler) http.Handler {
 	next = s.recoverPanics(next)
 	next = s.cors(next)
+	// A request that arrives once the shutdown has begun is answered 503
+	// at once (with the CORS headers of its origin) and not served.
+	refuse := s.cors(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, errShuttingDown)
+	}))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := &reqInfo{
 			id:       sanitizeRequestID(r.Header.Get("X-Request-ID")),
@@ -105,7 +110,14 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			// Arrived after the shutdown ended the others.
 			cancel(errShuttingDown)
 		}
-		next.ServeHTTP(rw, r)
+		if s.draining.Load() {
+			s.awaitClosed(r)
+			cancel(errShuttingDown)
+			rw.Header().Set("Connection", "close")
+			refuse.ServeHTTP(rw, r)
+		} else {
+			next.ServeHTTP(rw, r)
+		}
 		close(f.done)
 		s.flights.Delete(f)
 

@@ -8,6 +8,7 @@
 package http
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -145,15 +146,26 @@ type Server struct {
 	limiter *limiter
 	// corsWarn rate-limits the warnings of refused origins.
 	corsWarn originWarner
+	// signedOut are the admin sessions that signed out.
+	signedOut signedOut
 
 	mu  sync.Mutex
 	srv *http.Server
+	// listeners are those served on, which the shutdown drains and closes
+	// (see drainOnClose); conns follows their connections.
+	listeners       []*drainListener
+	conns           connStates
+	listenersClosed chan struct{} // see closed
+	closeOnce       sync.Once
 
 	// flights are the requests in progress (*flight keys), which a
 	// shutdown that runs out of time ends; ending is set once it does, and
 	// a request that arrives then is answered at once.
 	flights sync.Map
 	ending  atomic.Bool
+	// draining is set when the shutdown begins: from then on a request is
+	// answered 503 at once.
+	draining atomic.Bool
 }
 
 // NewServer returns a server with cfg (missing values defaulted), a JSON
@@ -249,6 +261,8 @@ func (s *Server) routes() http.Handler {
 	allow("/admin/report", "GET, HEAD")
 	handle("POST /admin/login", s.limit(groupChunks, s.handleLogin))
 	allow("/admin/login", "POST")
+	handle("POST /admin/logout", s.handleLogout)
+	allow("/admin/logout", "POST")
 	handle("GET /health", s.handleHealth)
 	allow("/health", "GET, HEAD")
 	handle("GET /metrics", s.Metrics.Handler().ServeHTTP)
@@ -270,11 +284,17 @@ func (s *Server) routes() http.Handler {
 func (s *Server) Open(ln net.Listener) error {
 	srv := s.httpServer(ln.Addr().String())
 	go func() {
-		if err := srv.Serve(s.jsonErrors(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := srv.Serve(s.jsonErrors(s.drainOnClose(ln))); err != nil && !s.stopped(err) {
 			s.Logger.Error("server stopped", slog.Any("error", err))
 		}
 	}()
 	return nil
+}
+
+// stopped reports whether Serve's error is the shutdown's doing: the
+// listener it closed, before or after net/http's own Shutdown began.
+func (s *Server) stopped(err error) bool {
+	return errors.Is(err, http.ErrServerClosed) || s.draining.Load() && errors.Is(err, net.ErrClosed)
 }
 
 // ListenAndServe listens on Config.Addr and serves until Shutdown; it
@@ -286,7 +306,7 @@ func (s *Server) ListenAndServe() error {
 	}
 	srv := s.httpServer(ln.Addr().String())
 	s.Logger.Info("listening", slog.String("addr", ln.Addr().String()))
-	if err := srv.Serve(s.jsonErrors(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := srv.Serve(s.jsonErrors(s.drainOnClose(ln))); err != nil && !s.stopped(err) {
 		return err
 	}
 	return nil
@@ -323,19 +343,31 @@ type jsonErrorConn struct {
 	s *Server
 }
 
-// Write swaps net/http's plain-text 431, which it writes in one call
-// straight to the connection, for the JSON one; everything else passes.
+// goExpectationFailed opens the empty 417 net/http answers, before any
+// handler runs, to an Expect header other than 100-continue; no handler
+// of the API answers 417 itself.
+const goExpectationFailed = "HTTP/1.1 417 Expectation Failed\r\n"
+
+// Write swaps net/http's own replies, which it writes in one call
+// straight to the connection (a plain-text 431, an empty 417), for the
+// JSON ones; everything else passes.
 func (c *jsonErrorConn) Write(p []byte) (int, error) {
-	if len(p) != len(goHeadersTooLarge) || string(p) != goHeadersTooLarge {
+	var e *rag.Error
+	switch {
+	case len(p) == len(goHeadersTooLarge) && string(p) == goHeadersTooLarge:
+		e = rag.Errorf(EHEADERSTOOLARGE, "the request headers are larger than %d bytes", maxHeaderBytes)
+		e.Details = map[string]any{"max_bytes": maxHeaderBytes}
+	case bytes.HasPrefix(p, []byte(goExpectationFailed)) && bytes.HasSuffix(p, []byte("\r\n\r\n")):
+		e = rag.Errorf(EEXPECTATION, "the only expectation the server meets is Expect: 100-continue")
+	default:
 		return c.Conn.Write(p)
 	}
-	e := rag.Errorf(EHEADERSTOOLARGE, "the request headers are larger than %d bytes", maxHeaderBytes)
-	e.Details = map[string]any{"max_bytes": maxHeaderBytes}
 	body, _ := errorBody(e)
 	data, _ := marshal(body)
 	id := c.s.NewID()
-	c.s.Logger.Warn("request headers too large", slog.String("request_id", id), slog.String("remote", c.RemoteAddr().String()))
-	resp := fmt.Sprintf("HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json\r\nContent-Length: %d\r\nX-Request-ID: %s\r\nConnection: close\r\n\r\n%s", len(data), id, data)
+	status := StatusCode(e.Code)
+	c.s.Logger.Warn(e.Message, slog.String("request_id", id), slog.String("remote", c.RemoteAddr().String()))
+	resp := fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nX-Request-ID: %s\r\nConnection: close\r\n\r\n%s", status, http.StatusText(status), len(data), id, data)
 	if _, err := io.WriteString(c.Conn, resp); err != nil {
 		return 0, err
 	}
@@ -361,13 +393,17 @@ func (s *Server) httpServer(addr string) *http.Server {
 		ReadTimeout:       30 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    maxHeaderBytes,
+		ConnState:         s.conns.track,
 		ErrorLog:          slog.NewLogLogger(s.Logger.Handler(), slog.LevelWarn),
 	}
 	return s.srv
 }
 
 // Shutdown stops accepting connections and waits for in-flight requests
-// for at most Config.ShutdownTimeout (or until ctx ends). Every request
+// for at most Config.ShutdownTimeout (or until ctx ends). A request that
+// arrives meanwhile is answered 503 unavailable at once, and the
+// connections already waiting to be accepted are accepted and answered so
+// before the listener closes (see stopAccepting). Every request
 // still open then is ended (see endFlights): a plain one is answered 503
 // unavailable with Retry-After, a stream gets its error event, and their
 // work is cancelled; at most endWait+endDrain later the connections are
@@ -379,8 +415,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if srv == nil {
 		return nil
 	}
+	s.draining.Store(true)
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownTimeout)
 	defer cancel()
+	s.stopAccepting(ctx)
 	err := srv.Shutdown(ctx)
 	if err == nil {
 		return nil

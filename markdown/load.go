@@ -41,6 +41,9 @@ type Options struct {
 	MaxFileBytes int64
 	// Progress, when set, is called after each chapter is read.
 	Progress func(done, total int, path string)
+	// Chunked, when set, is called after each chapter with the number of
+	// chunks so far.
+	Chunked func(chunks int)
 	// Warn, when set, hears of each file left out of the book and why.
 	Warn func(path string, err error)
 }
@@ -141,6 +144,9 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (rag.Book, []rag.Chunk,
 			return rag.Book{}, nil, ctx.Err()
 		}
 		chunks = append(chunks, ch.chunks(ctx, moduleTitle[c.ModuleID], opts)...)
+		if opts.Chunked != nil {
+			opts.Chunked(len(chunks))
+		}
 		if opts.Progress != nil {
 			opts.Progress(i+1, len(t.Chapters), c.File)
 		}

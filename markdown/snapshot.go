@@ -98,6 +98,10 @@ func readSnapshot(ctx context.Context, fsys fs.FS, opts Options, read func(strin
 		return nil, nil, err
 	}
 	files := l.files()
+	pages := map[string]bool{}
+	for _, p := range l.pages {
+		pages[p] = true
+	}
 	snap := fstest.MapFS{}
 	stamps := map[string]fileStamp{}
 	for _, p := range files {
@@ -115,6 +119,13 @@ func readSnapshot(ctx context.Context, fsys fs.FS, opts Options, read func(strin
 			continue
 		case err != nil:
 			return nil, nil, err
+		}
+		if pages[p] {
+			// Flattened here, the pages and the index read the same text.
+			if cut, line := limitNesting(b); line > 0 {
+				opts.warn(p, nestingWarning(line))
+				b = cut
+			}
 		}
 		snap[p] = &fstest.MapFile{Data: b, Mode: 0o444}
 	}

@@ -134,6 +134,10 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 			}
 			b = nb
 		}
+		if cut, line := limitNesting(b); line > 0 {
+			opts.warn(p, nestingWarning(line))
+			b = cut
+		}
 		fmt.Fprintf(hash, "%s\x00%d\x00", p, len(b))
 		hash.Write(b)
 		chapters = append(chapters, newChapter(p, b, lay.base))

@@ -43,7 +43,9 @@ func (h *History) SetFeedback(ctx context.Context, sessionID, messageID string, 
 				owner, role string
 				refusal     bool
 			)
-			err := tx.QueryRow(ctx, "SELECT session_id::text, role, was_refusal FROM chat_messages WHERE id = $1", mid).Scan(&owner, &role, &refusal)
+			err := tx.QueryRow(ctx, `SELECT m.session_id::text, m.role, m.was_refusal
+FROM chat_messages AS m JOIN chat_sessions AS s ON s.id = m.session_id AND s.book = $2
+WHERE m.id = $1`, mid, h.Book).Scan(&owner, &role, &refusal)
 			if errors.Is(err, pgx.ErrNoRows) || err == nil && owner != sid {
 				return rag.Errorf(rag.ENOTFOUND, "session %s has no message %s", sid, mid)
 			}
@@ -86,11 +88,12 @@ func (h *History) ExchangePage(ctx context.Context, from, to time.Time, after ra
 		rows, err := c.Query(ctx, `SELECT a.seq, a.session_id::text, q.content, q.created_at, a.id::text, a.content, a.created_at,
 	a.sources::text, a.was_refusal, a.refusal_reason, f.rating, f.comment, f.updated_at
 FROM chat_messages AS a
+JOIN chat_sessions AS s ON s.id = a.session_id AND s.book = $6
 JOIN chat_messages AS q ON q.id = a.question_id
 LEFT JOIN message_feedback AS f ON f.message_id = a.id
 WHERE a.role = 'assistant' AND (a.created_at, a.seq) > ($1, $2) AND a.created_at >= $3 AND a.created_at < $4
 ORDER BY a.created_at, a.seq
-LIMIT $5`, start, startSeq, from, to, limit)
+LIMIT $5`, start, startSeq, from, to, limit, h.Book)
 		if err != nil {
 			return err
 		}

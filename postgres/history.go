@@ -37,6 +37,10 @@ type History struct {
 	// concurrent writers, on any number of replicas, never take a session
 	// past it.
 	MaxSessionMessages int
+	// Book names the course whose history this is (see UseBook): its
+	// sessions, messages and feedback are the only ones written, read and
+	// pruned, so books sharing a database stay apart. Set it before use.
+	Book string
 }
 
 var _ rag.History = (*History)(nil)
@@ -69,6 +73,68 @@ func Open(ctx context.Context, databaseURL string) (*History, error) {
 		return nil, fmt.Errorf("open postgres history: %w", err)
 	}
 	return h, nil
+}
+
+// ErrNoSchema is returned by OpenReader when the database does not hold
+// the chat history's schema, or an older one: a server started on it
+// creates or upgrades it.
+var ErrNoSchema = errors.New("the database holds no chat history of this version: start `textbook-rag serve` with this database once to create it")
+
+// OpenReader connects to databaseURL to read the history of book (see
+// History.Book), writing nothing: it never migrates, and a database
+// without the current schema is ErrNoSchema.
+func OpenReader(ctx context.Context, databaseURL, book string) (*History, error) {
+	config, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres history: %w", err)
+	}
+	if config.ConnConfig.ConnectTimeout == 0 {
+		config.ConnConfig.ConnectTimeout = DefaultConnectTimeout
+	}
+	p, err := pgxpool.NewWithConfig(ctx, config)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres history: %w", err)
+	}
+	h := &History{pool: &pool{p: p}, Book: book}
+	if err := h.checkSchema(ctx); err != nil {
+		h.Close()
+		return nil, fmt.Errorf("open postgres history: %w", err)
+	}
+	return h, nil
+}
+
+// checkSchema returns ErrNoSchema unless every embedded migration has
+// been applied.
+func (h *History) checkSchema(ctx context.Context) error {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	return h.pool.with(ctx, func(c *pgx.Conn) error {
+		var table *string
+		if err := c.QueryRow(ctx, "SELECT to_regclass('schema_migrations')::text").Scan(&table); err != nil {
+			return err
+		}
+		if table == nil {
+			return ErrNoSchema
+		}
+		var applied int
+		if err := c.QueryRow(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ANY($1)", versions(names)).Scan(&applied); err != nil {
+			return err
+		}
+		if applied < len(names) {
+			return ErrNoSchema
+		}
+		return nil
+	})
+}
+
+func versions(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = strings.TrimSuffix(strings.TrimPrefix(n, "migrations/"), ".sql")
+	}
+	return out
 }
 
 // migrate applies, in name order, each embedded migration that
@@ -135,11 +201,34 @@ type execer interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
-// ensureSession inserts the session unless it exists.
-func ensureSession(ctx context.Context, db execer, id string, started, created time.Time) error {
-	_, err := db.Exec(ctx, `INSERT INTO chat_sessions (id, started_at, created_at) VALUES ($1, $2, $3)
-ON CONFLICT (id) DO NOTHING`, id, started, created)
+// ensureSession inserts the session, of book, unless it exists.
+func ensureSession(ctx context.Context, db execer, id, book string, started, created time.Time) error {
+	_, err := db.Exec(ctx, `INSERT INTO chat_sessions (id, book, started_at, created_at) VALUES ($1, $2, $3, $4)
+ON CONFLICT (id) DO NOTHING`, id, book, started, created)
 	return err
+}
+
+// UseBook makes the history book's (see Book) and gives book the
+// sessions written before sessions had a book: a database that served one
+// course keeps its history when its server starts keying by book.
+func (h *History) UseBook(ctx context.Context, book string) error {
+	h.Book = book
+	if book == "" {
+		return nil
+	}
+	err := h.pool.with(ctx, func(c *pgx.Conn) error {
+		_, err := c.Exec(ctx, "UPDATE chat_sessions SET book = $1 WHERE book = ''", book)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("claim the sessions without a book: %w", err)
+	}
+	return nil
+}
+
+// notFound is the error for a session that is not the book's.
+func notFound(sid string) error {
+	return rag.Errorf(rag.ENOTFOUND, "session %s not found", sid)
 }
 
 // AppendExchange writes the question and its answer in one transaction,
@@ -154,15 +243,20 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 	err = h.pool.with(ctx, func(c *pgx.Conn) error {
 		return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
 			// A session first seen here started when its first question was asked.
-			if err := ensureSession(ctx, tx, sid, rows[0].CreatedAt, h.now().Truncate(time.Microsecond)); err != nil {
+			if err := ensureSession(ctx, tx, sid, h.Book, rows[0].CreatedAt, h.now().Truncate(time.Microsecond)); err != nil {
 				return fmt.Errorf("ensure session: %w", err)
 			}
 			// Exchanges of one session are written one at a time, under
 			// the session's row lock, held to the commit: the places
 			// (pos) they take follow the commits, and a reader paging
 			// forward never finds a message committed behind its cursor.
-			if _, err := tx.Exec(ctx, "SELECT 1 FROM chat_sessions WHERE id = $1 FOR UPDATE", sid); err != nil {
+			// A session of another book is not found here.
+			var book string
+			if err := tx.QueryRow(ctx, "SELECT book FROM chat_sessions WHERE id = $1 FOR UPDATE", sid).Scan(&book); err != nil {
 				return fmt.Errorf("lock session: %w", err)
+			}
+			if book != h.Book {
+				return notFound(sid)
 			}
 			if max > 0 {
 				var n int
@@ -204,17 +298,18 @@ func (h *History) Messages(ctx context.Context, sessionID string) ([]rag.Message
 	var msgs []rag.Message
 	exists := true
 	err = h.pool.with(ctx, func(c *pgx.Conn) error {
-		var err error
-		if msgs, err = messages(ctx, c, sid); err != nil || len(msgs) > 0 {
+		if err := c.QueryRow(ctx, sessionExistsSQL, sid, h.Book).Scan(&exists); err != nil || !exists {
 			return err
 		}
-		return c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM chat_sessions WHERE id = $1)", sid).Scan(&exists)
+		var err error
+		msgs, err = messages(ctx, c, sid)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("messages of session %s: %w", sid, err)
 	}
 	if !exists {
-		return nil, rag.Errorf(rag.ENOTFOUND, "session %s not found", sid)
+		return nil, notFound(sid)
 	}
 	return msgs, nil
 }
@@ -278,6 +373,9 @@ func (h *History) MessagesPage(ctx context.Context, sessionID string, q rag.Page
 	}
 	var page rag.MessagePage
 	err = h.pool.with(ctx, func(c *pgx.Conn) error {
+		if err := h.sessionExists(ctx, c, sid); err != nil {
+			return err
+		}
 		var err error
 		page, err = messagesPage(ctx, c, sid, q)
 		return err
@@ -305,9 +403,6 @@ FROM chat_messages WHERE session_id = $1 ORDER BY pos DESC LIMIT $2`, sid, q.Lim
 		var pos int64
 		err := c.QueryRow(ctx, "SELECT pos FROM chat_messages WHERE id = $1 AND session_id = $2", id, sid).Scan(&pos)
 		if errors.Is(err, pgx.ErrNoRows) {
-			if err := sessionExists(ctx, c, sid); err != nil {
-				return rag.MessagePage{}, err
-			}
 			return rag.MessagePage{}, rag.CursorNotInSession(field, sid)
 		}
 		if err != nil {
@@ -329,11 +424,6 @@ ORDER BY pos LIMIT $3`, sid, pos, q.Limit+1)
 	msgs, err := scanMessages(rows, sid, q.Limit+1)
 	if err != nil {
 		return rag.MessagePage{}, err
-	}
-	if cursor == "" && len(msgs) == 0 {
-		if err := sessionExists(ctx, c, sid); err != nil {
-			return rag.MessagePage{}, err
-		}
 	}
 	return rag.TrimPage(msgs, q), nil
 }
@@ -364,14 +454,17 @@ func (h *History) CheckSessionRoom(ctx context.Context, sessionID string) error 
 	return nil
 }
 
-// sessionExists returns an ENOTFOUND *rag.Error when the session does not exist.
-func sessionExists(ctx context.Context, c *pgx.Conn, sid string) error {
+const sessionExistsSQL = "SELECT EXISTS (SELECT 1 FROM chat_sessions WHERE id = $1 AND book = $2)"
+
+// sessionExists returns an ENOTFOUND *rag.Error when the session does not
+// exist in the book.
+func (h *History) sessionExists(ctx context.Context, c *pgx.Conn, sid string) error {
 	var exists bool
-	if err := c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM chat_sessions WHERE id = $1)", sid).Scan(&exists); err != nil {
+	if err := c.QueryRow(ctx, sessionExistsSQL, sid, h.Book).Scan(&exists); err != nil {
 		return err
 	}
 	if !exists {
-		return rag.Errorf(rag.ENOTFOUND, "session %s not found", sid)
+		return notFound(sid)
 	}
 	return nil
 }
@@ -381,7 +474,7 @@ const pruneBatch = 500
 
 var _ rag.HistoryPruner = (*History)(nil)
 
-// DeleteSessionsBefore deletes the sessions with no message since before,
+// DeleteSessionsBefore deletes the book's sessions with no message since before,
 // their messages with them (ON DELETE CASCADE), in batches.
 func (h *History) DeleteSessionsBefore(ctx context.Context, before time.Time) (int, error) {
 	total := 0
@@ -390,9 +483,9 @@ func (h *History) DeleteSessionsBefore(ctx context.Context, before time.Time) (i
 		err := h.pool.with(ctx, func(c *pgx.Conn) error {
 			tag, err := c.Exec(ctx, `DELETE FROM chat_sessions WHERE id IN (
 	SELECT s.id FROM chat_sessions AS s
-	WHERE s.started_at < $1
+	WHERE s.started_at < $1 AND s.book = $3
 	  AND NOT EXISTS (SELECT 1 FROM chat_messages AS m WHERE m.session_id = s.id AND m.created_at >= $1)
-	LIMIT $2)`, before, pruneBatch)
+	LIMIT $2)`, before, pruneBatch, h.Book)
 			n = tag.RowsAffected()
 			return err
 		})

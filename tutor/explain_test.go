@@ -15,6 +15,7 @@ import (
 	"github.com/textbook-rag/rag/answer"
 	"github.com/textbook-rag/rag/extractive"
 	"github.com/textbook-rag/rag/internal/testbook"
+	"github.com/textbook-rag/rag/lexical"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -33,10 +34,12 @@ func bookTutor(t *testing.T) *Tutor {
 	if err != nil {
 		t.Fatal(err)
 	}
+	book := analysis.NewBook(chunks)
 	return &Tutor{
 		Config:     DefaultConfig(),
-		Retriever:  stubRetriever{},
-		Evidence:   answer.New(analysis.NewBook(chunks)),
+		Retriever:  lexical.New(book),
+		Sections:   lexical.New(book),
+		Evidence:   answer.New(book),
 		Scope:      DefaultScope(),
 		Extractive: extractive.Generator{},
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -44,8 +47,10 @@ func bookTutor(t *testing.T) *Tutor {
 }
 
 // TestExplainSelection: a question that only points at the selection is
-// answered with the selection, then what the book adds to it from
-// elsewhere, with its sources; a question that asks something of the
+// answered with the selection and what the book adds to it from
+// elsewhere, with its sources, or, when the book adds nothing, with a
+// sentence saying so, never with the selection alone; a selection with
+// no word in it is refused; a question that asks something of the
 // selection is answered, or refused, as before.
 func TestExplainSelection(t *testing.T) {
 	tests := []struct {
@@ -67,6 +72,9 @@ func TestExplainSelection(t *testing.T) {
 		{name: "a question the selection answers", question: "What do subscribers compare the stamp with?", selected: stampSelection,
 			has: []string{"compare the stamp with the clock"}},
 		{name: "a question the selection does not answer", question: "How far can a LiDAR see?", selected: stampSelection, refuse: true},
+		{name: "a passage other sections discuss", question: "What does this mean?", selected: "messages reach a subscriber over channels",
+			has: []string{extractive.RelatedTitle, "- “Publishing” (Topics)"}, sources: []string{"Publishing"}},
+		{name: "a junk selection", question: "What does this mean?", selected: "[[[[[[[[[[[[[[[[", refuse: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,8 +96,13 @@ func TestExplainSelection(t *testing.T) {
 			if stream.text != resp.Answer {
 				t.Errorf("streamed %q, answered %q", stream.text, resp.Answer)
 			}
-			if !strings.HasPrefix(resp.Answer, "From your selection:\n\n") {
-				t.Errorf("answer %q does not start with the selection", resp.Answer)
+			// Never the selection alone: the selection and what the book
+			// adds, or the sentence saying it adds nothing.
+			if tt.sources != nil && !strings.HasPrefix(resp.Answer, "From your selection:\n\n") {
+				t.Errorf("answer %q does not start with the selection it explains", resp.Answer)
+			}
+			if tt.sources == nil && tt.golden != "" && resp.Answer != extractive.NothingMore {
+				t.Errorf("nothing to add: answer %q, want %q alone", resp.Answer, extractive.NothingMore)
 			}
 			for _, h := range tt.has {
 				if !strings.Contains(resp.Answer, h) {

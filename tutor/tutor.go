@@ -99,8 +99,12 @@ type Tutor struct {
 	Extractive rag.Generator
 	// LLM, when set, writes the answers, and its NOT_IN_CONTEXT reply
 	// judges whether the confident chunks answer the question.
-	LLM    rag.Generator
-	Logger *slog.Logger
+	LLM rag.Generator
+	// Sections, when set, finds the other sections an explanation of a
+	// selection links to (see related): the built-in retriever, so that
+	// a selection costs no embeddings call whatever answers questions.
+	Sections rag.Retriever
+	Logger   *slog.Logger
 }
 
 // Ask runs the refusal flow of the spec:
@@ -121,10 +125,14 @@ type Tutor struct {
 func (t *Tutor) Ask(ctx context.Context, req rag.ChatRequest, stream rag.Stream) (rag.ChatResponse, error) {
 	if req.SelectedText != "" {
 		evidence := t.Evidence.SelectedEvidence(req.Question, req.SelectedText)
-		if len(evidence) == 0 {
+		if len(evidence) == 0 || junk(req.SelectedText) {
 			return t.refuse(req, rag.SelectedTextInsufficient, nil, "")
 		}
-		g := rag.GenerateRequest{Question: req.Question, SelectedText: req.SelectedText, Evidence: evidence, Explanation: t.explain(req)}
+		exp, err := t.explain(ctx, req)
+		if err != nil {
+			return rag.ChatResponse{}, err
+		}
+		g := rag.GenerateRequest{Question: req.Question, SelectedText: req.SelectedText, Evidence: evidence, Explanation: exp}
 		return t.generate(ctx, req, g, stream)
 	}
 

@@ -311,7 +311,7 @@ func TestBrowserErrors(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser tests skipped in -short mode")
 	}
-	srv, _ := startStandIn(t)
+	srv, api := startStandIn(t)
 	dir := browsertest.ArtifactsDir(t)
 	b := browsertest.NewBrowser(t, dir)
 
@@ -343,6 +343,26 @@ func TestBrowserErrors(t *testing.T) {
 		}
 	}
 	b.Screenshot("11-errors")
+
+	// The failed question, asked again from the box, keeps its request id,
+	// so a try that reached the history is not stored twice; another
+	// question has an id of its own.
+	errors := browsertest.Eval[int](b, `R.querySelectorAll(".note.error").length`)
+	b.Exec(`R.querySelector(".input").focus()`)
+	b.Keys("\r")
+	b.WaitFor("the error of the second try", fmt.Sprintf(`R.querySelectorAll(".note.error").length > %d`, errors))
+	api.mu.Lock()
+	ids := map[string][]string{}
+	for _, r := range api.requests {
+		ids[r.Question] = append(ids[r.Question], r.RequestID)
+	}
+	api.mu.Unlock()
+	if tries := ids["cause a server error"]; len(tries) != 2 || tries[0] == "" || tries[0] != tries[1] {
+		t.Errorf("request ids of the two tries of one question: %q, want one id twice", tries)
+	}
+	if other := ids["please rate limit me"]; len(other) != 1 || other[0] == "" || other[0] == ids["cause a server error"][0] {
+		t.Errorf("request id of another question: %q", other)
+	}
 
 	// A selection over 5000 characters is cut, with a note.
 	b.Exec(`(() => {

@@ -103,7 +103,7 @@ func New(bookFS fs.FS, opts Options) (*Handler, error) {
 	if u, err := url.Parse(opts.APIBase); err == nil && u.Scheme != "" && u.Host != "" {
 		connect += " " + u.Scheme + "://" + u.Host
 	}
-	h.csp = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; connect-src " + connect + "; base-uri 'none'; form-action 'none'"
+	h.csp = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; connect-src " + connect + "; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
 
 	h.mux = http.NewServeMux()
 	h.mux.HandleFunc("GET /widget.js", h.serveWidget)

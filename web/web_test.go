@@ -279,6 +279,10 @@ func TestOptions(t *testing.T) {
 	if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "connect-src 'self' https://tutor.example") {
 		t.Errorf("CSP %q does not allow the API", csp)
 	}
+	// No other site frames the reader's page (clickjacking).
+	if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'self'") {
+		t.Errorf("CSP %q lacks frame-ancestors", csp)
+	}
 }
 
 func TestEmptyBook(t *testing.T) {

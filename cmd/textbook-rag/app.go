@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -191,15 +193,17 @@ type ingested struct {
 
 // ingest reads the book and replaces the index in the book's own folder
 // of the data directory when the book changed; files left out of the
-// book are reported to warn. progress may be nil. A cancelled ctx
+// book are reported to warn. progress, when not nil, follows it. A cancelled ctx
 // (SIGINT, SIGTERM) stops it. Each book has its folder (datadir.Locate),
 // so books on one data directory never replace each other's index, and a
 // book whose index is current writes nothing. explicit is the ingest
 // command's: it fails at once when another process is writing, where the
 // others wait for it.
-func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done, total int, path string), explicit bool) (ingested, error) {
+func ingest(ctx context.Context, cfg Config, warn io.Writer, progress ingestProgress, explicit bool) (ingested, error) {
 	opts := markdown.DefaultOptions()
-	opts.Progress = progress
+	if progress != nil {
+		opts.Progress, opts.Chunked = progress.Pages, progress.Chunks
+	}
 	opts.Warn = func(path string, err error) {
 		fmt.Fprintf(warn, "textbook-rag: warning: %s: %v\n", path, err)
 	}
@@ -222,6 +226,9 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress func(done,
 		so.Wait = writerWait
 	}
 	dir := datadir.Locate(cfg.Data, so.Source)
+	if progress != nil {
+		progress.Step("saving the index")
+	}
 	wrote, err := datadir.Save(ctx, dir, book, chunks, so)
 	if err != nil {
 		return ingested{}, err
@@ -249,6 +256,27 @@ func storedBook(cfg Config) (*datadir.Index, string, error) {
 	}
 	ix, err := datadir.Load(e.Dir)
 	return ix, e.Dir, err
+}
+
+// bookKey names the book in a store other books may share (a Postgres
+// history, a Qdrant server): the configured key, else the book's source as
+// the index recorded it, so that each book's server, and its report, see
+// only that book's sessions.
+func bookKey(cfg Config, ix *datadir.Index) string {
+	switch {
+	case cfg.BookKey != "":
+		return cfg.BookKey
+	case ix != nil && ix.Source != "":
+		return ix.Source
+	}
+	return bookSource(cfg)
+}
+
+// bookCollection is the default Qdrant collection of the book keyed key:
+// one per book, so two books on one Qdrant never mix their vectors.
+func bookCollection(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return "textbook_chunks_" + hex.EncodeToString(sum[:6])
 }
 
 // afterBookRead, set by tests, runs when the book has been read and
@@ -297,6 +325,9 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 		m.Index, m.Dir = ix, dir
 	}
 	ix := m.Index
+	if m.Config.QdrantCollection == "" {
+		m.Config.QdrantCollection = bookCollection(bookKey(cfg, ix))
+	}
 	m.Course = courseName(cfg, ix)
 	book := analysis.NewBook(ix.Chunks)
 	m.Lexical = lexical.New(book)
@@ -346,6 +377,7 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 		Modules:    scopeList(ix),
 		Extractive: extractor,
 		LLM:        llm,
+		Sections:   m.Lexical,
 		Logger:     m.Logger,
 	}
 	m.Refusals = tutor.NewRefusalLog(logw)

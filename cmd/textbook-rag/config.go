@@ -64,7 +64,11 @@ type Config struct {
 	QdrantURL        string
 	QdrantAPIKey     string
 	QdrantCollection string
-	QdrantTimeout    time.Duration
+	// BookKey names the course in a shared store: its sessions in a
+	// Postgres history, its default Qdrant collection. "" = the book's
+	// source (its folder's absolute path, or the sample's name).
+	BookKey       string
+	QdrantTimeout time.Duration
 }
 
 // DefaultDataDir is where the index lives when --data is not given.
@@ -101,7 +105,7 @@ func DefaultConfig() Config {
 		LLMTimeout:         30 * time.Second,
 		LLMMaxTokens:       1024,
 		EmbedTimeout:       10 * time.Second,
-		QdrantCollection:   "textbook_chunks",
+		QdrantCollection:   "",
 		QdrantTimeout:      10 * time.Second,
 	}
 }
@@ -275,8 +279,17 @@ func (f *flags) answering() {
 	f.bool(&c.Tutor.FallbackOnGeneratorError, "llm-fallback", "TEXTBOOK_RAG_LLM_FALLBACK", "answer extractively when the LLM fails (else openai_error)")
 	f.str(&c.QdrantURL, "qdrant-url", "QDRANT_URL", "Qdrant gRPC URL (e.g. http://localhost:6334); empty = the embedded store")
 	f.str(&c.QdrantAPIKey, "qdrant-api-key", "QDRANT_API_KEY", "Qdrant API key")
-	f.str(&c.QdrantCollection, "qdrant-collection", "QDRANT_COLLECTION", "Qdrant collection")
+	f.str(&c.QdrantCollection, "qdrant-collection", "QDRANT_COLLECTION", "Qdrant collection; empty = one per book, textbook_chunks_<hash of --book-key>")
+	f.bookKey()
 	f.duration(&c.QdrantTimeout, "qdrant-timeout", "QDRANT_TIMEOUT", "time limit of one Qdrant search; past it the request is 502 qdrant_error")
+}
+
+// bookKey adds --book-key, once.
+func (f *flags) bookKey() {
+	if f.fs.Lookup("book-key") != nil {
+		return
+	}
+	f.str(&f.cfg.BookKey, "book-key", "TEXTBOOK_RAG_BOOK_KEY", "names the course in a Postgres history and Qdrant shared with other books: replicas of one book on different paths give the same; empty = the book's folder path")
 }
 
 // service adds the HTTP server's settings.
@@ -294,6 +307,7 @@ func (f *flags) service() {
 	f.bool(&c.TrustProxy, "trust-proxy", "TEXTBOOK_RAG_TRUST_PROXY", "take the client IP from X-Forwarded-For: the address the outermost trusted proxy appended")
 	f.int(&c.TrustedProxies, "trusted-proxies", "TEXTBOOK_RAG_TRUSTED_PROXIES", "with --trust-proxy: how many proxies append to X-Forwarded-For (the client IP is that many addresses from the right)")
 	f.str(&c.DatabaseURL, "database-url", "DATABASE_URL", "Postgres URL for chat history; empty = SQLite in the data directory")
+	f.bookKey()
 	f.duration(&c.HistoryTimeout, "history-timeout", "TEXTBOOK_RAG_HISTORY_TIMEOUT", "time limit of one chat-history write or read; past it the request is 503 unavailable")
 	f.retention(&c.HistoryRetention, "history-retention", "TEXTBOOK_RAG_HISTORY_RETENTION", `delete chat sessions idle for longer than this ("90d", "36h"); 0 keeps them all`)
 	f.int(&c.SessionMaxMessages, "session-max-messages", "TEXTBOOK_RAG_SESSION_MAX_MESSAGES", "most messages one chat session may hold; past it a question is 409 session_full; 0 = no cap")

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/textbook-rag/rag/eval"
 )
 
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -22,18 +24,39 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	var progress func(done, total int, path string)
+	// On a terminal a status line follows the ingest; piped, nothing.
+	var progress *progressLine
 	if isTerminal(stderr) {
-		progress = func(done, total int, path string) {
-			fmt.Fprintf(stderr, "\r\033[K[%d/%d] %s", done, total, path)
-			if done == total {
-				fmt.Fprintln(stderr)
-			}
+		progress = newProgressLine(stderr, progressTick)
+	}
+	finish := func() {
+		if progress != nil {
+			progress.Finish()
+			progress = nil
 		}
 	}
+	defer finish()
 	start := time.Now()
 	// A signal is honoured at once, even mid-page (see untilDone).
-	in, err := untilDone(ctx, func() (ingested, error) { return ingest(ctx, cfg, stderr, progress, true) }, nil)
+	in, err := untilDone(ctx, func() (ingested, error) {
+		if progress == nil {
+			return ingest(ctx, cfg, stderr, nil, true)
+		}
+		return ingest(ctx, cfg, stderr, progress, true)
+	}, nil)
+	if err != nil {
+		return err
+	}
+	if progress != nil {
+		progress.Step("self-check")
+	}
+	// The self-check reads the whole book again: a signal meanwhile is
+	// honoured at once too.
+	sc, err := untilDone(ctx, func() (eval.SelfCheck, error) {
+		sc, _, err := currentSelfCheck(ctx, cfg.Tutor, in.Index, in.Dir, nil, nil, nil)
+		return sc, err
+	}, nil)
+	finish()
 	if err != nil {
 		return err
 	}
@@ -44,12 +67,8 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stdout, "%s: %q, %d modules, %d chunks; %s in %s (%s)\n",
 		name, in.Index.Course, len(book.Modules), n, state, in.Dir, time.Since(start).Round(time.Millisecond))
-	sc, err := selfCheckIndex(ctx, cfg.Tutor, in.Index)
-	if err != nil {
-		return err
-	}
 	fmt.Fprintln(stdout, sc)
-	return saveSelfCheck(in.Dir, sc)
+	return nil
 }
 
 func isTerminal(w io.Writer) bool {

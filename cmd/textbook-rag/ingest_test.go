@@ -82,12 +82,7 @@ func TestIngestCancelledOnLastFileWritesNoIndex(t *testing.T) {
 	cfg.Docs, cfg.Data = docs, filepath.Join(t.TempDir(), "data")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	progress := func(done, total int, path string) {
-		if done == total {
-			cancel()
-		}
-	}
-	in, err := ingest(ctx, cfg, io.Discard, progress, true)
+	in, err := ingest(ctx, cfg, io.Discard, cancelOnLastPage{cancel}, true)
 	if !errors.Is(err, context.Canceled) || in.Wrote {
 		t.Errorf("ingest = wrote %v, %v; want context.Canceled and no write", in.Wrote, err)
 	}
@@ -103,8 +98,16 @@ func TestIngestCancelledOnLastFileWritesNoIndex(t *testing.T) {
 // step, and nothing is served or written. The bound is generous; the
 // figures for real pages are in docs/notes (BenchmarkSignalDuringStartup).
 func TestSignalHonouredMidStep(t *testing.T) {
-	for _, cmd := range []string{"ingest", "serve"} {
-		t.Run(cmd, func(t *testing.T) {
+	for _, tc := range []struct {
+		cmd       string
+		selfCheck bool // the step is the self-check, after the book is read
+	}{{"ingest", false}, {"serve", false}, {"ingest", true}, {"serve", true}} {
+		cmd, selfCheck := tc.cmd, tc.selfCheck
+		name := cmd
+		if selfCheck {
+			name += "/self-check"
+		}
+		t.Run(name, func(t *testing.T) {
 			docs, data := t.TempDir(), filepath.Join(t.TempDir(), "data")
 			if err := os.WriteFile(filepath.Join(docs, "a.md"), []byte("# A\n\nA page about robot joints.\n"), 0o644); err != nil {
 				t.Fatal(err)
@@ -115,17 +118,22 @@ func TestSignalHonouredMidStep(t *testing.T) {
 			release := make(chan struct{})
 			var once sync.Once
 			end := func() { once.Do(func() { close(release) }) }
-			afterBookRead = func() {
+			step := func() {
 				cancel() // the signal, mid-step
 				select {
 				case <-release:
 				case <-time.After(10 * time.Second):
 				}
 			}
+			if selfCheck {
+				beforeSelfCheck = step
+			} else {
+				afterBookRead = step
+			}
 			t.Cleanup(func() {
 				end()
 				running.Wait()
-				afterBookRead = nil
+				afterBookRead, beforeSelfCheck = nil, nil
 			})
 			args := []string{cmd, "--docs", docs, "--data", data}
 			if cmd == "serve" {
@@ -144,3 +152,14 @@ func TestSignalHonouredMidStep(t *testing.T) {
 		})
 	}
 }
+
+// cancelOnLastPage cancels the ingest it follows once the last page is read.
+type cancelOnLastPage struct{ cancel func() }
+
+func (c cancelOnLastPage) Pages(done, total int, _ string) {
+	if done == total {
+		c.cancel()
+	}
+}
+func (cancelOnLastPage) Chunks(int)  {}
+func (cancelOnLastPage) Step(string) {}

@@ -58,6 +58,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	f.course()
 	f.str(&cfg.RefusalLog, "refusal-log", "TEXTBOOK_RAG_REFUSAL_LOG", "the refusal log file the server appends to; empty = none")
 	f.str(&cfg.DatabaseURL, "database-url", "DATABASE_URL", "Postgres URL of the chat history; empty = SQLite in the book's folder of the data directory")
+	f.bookKey()
 	f.reporting()
 	since := "7d"
 	var asJSON bool
@@ -83,7 +84,9 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		Close() error
 	}
 	if cfg.DatabaseURL != "" {
-		p, err := postgres.Open(ctx, cfg.DatabaseURL)
+		// The report writes nothing: a database without the schema is
+		// an error, never migrated.
+		p, err := postgres.OpenReader(ctx, cfg.DatabaseURL, bookKey(cfg, ix))
 		if err != nil {
 			return fmt.Errorf("chat history: %w", err)
 		}

@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 
+	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/analysis"
 	"github.com/textbook-rag/rag/answer"
 	"github.com/textbook-rag/rag/datadir"
@@ -20,29 +24,88 @@ import (
 )
 
 // selfCheckFile holds, in the book's folder, the self-check of the book
-// as last ingested or served, for the course report.
+// as last ingested or served, for the course report, with the key of
+// what it was computed from.
 const selfCheckFile = "selfcheck.json"
 
-// selfCheck asks the book the questions derived from its own definitions
-// (answer.Probe) through the tutor's flow with the built-in retriever and
+// storedCheck is selfCheckFile's content.
+type storedCheck struct {
+	eval.SelfCheck
+	// Key names what the result was computed from (selfCheckKey).
+	Key string `json:"key,omitempty"`
+}
+
+// selfCheckKey names what a self-check's result depends on: the book and
+// its chunking, the answerer's model, the thresholds, the sample's size.
+// A start whose key matches the stored one reuses the stored result.
+func selfCheckKey(tc tutor.Config, ix *datadir.Index) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "book=%s\noptions=%s\nmodel=%s\nempty=%v confident=%v topk=%d\nsample=%d\nversion=%s\n",
+		ix.Book.Hash, ix.Options, answer.ModelDigest(), tc.EmptyThreshold, tc.ConfidentThreshold, tc.TopK,
+		eval.MaxSelfCheckQuestions, rag.Version)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// selfCheck asks the book at most eval.MaxSelfCheckQuestions of the
+// questions derived from its own definitions (answer.Probe), spread over
+// the book, through the tutor's flow with the built-in retriever and
 // the extractive answerer: a course team's book has no labelled
 // questions, and this says how well the answerer reads its style. No
 // language model or embeddings service is called.
 func selfCheck(ctx context.Context, tc tutor.Config, ix *datadir.Index, lex *lexical.Index, ans *answer.Answerer) (eval.SelfCheck, error) {
 	t := &tutor.Tutor{Config: tc, Retriever: lex, Evidence: ans, Scope: tutor.DefaultScope(), Extractive: extractive.Generator{}}
-	return eval.RunSelfCheck(ctx, t, ans.DefinitionProbes(), ix.Chunk)
+	probes := ans.DefinitionProbes()
+	sc, err := eval.RunSelfCheck(ctx, t, eval.SampleProbes(probes, eval.MaxSelfCheckQuestions), ix.Chunk)
+	sc.Derived = len(probes)
+	return sc, err
 }
 
-// selfCheckIndex is selfCheck for a book of which only the index is
-// open: it reads the book's analysis first.
-func selfCheckIndex(ctx context.Context, tc tutor.Config, ix *datadir.Index) (eval.SelfCheck, error) {
-	book := analysis.NewBook(ix.Chunks)
-	return selfCheck(ctx, tc, ix, lexical.New(book), answer.New(book))
+// currentSelfCheck returns the book's self-check: the one kept in dir
+// when it was computed from this book, model and settings, else a new
+// one, which it keeps there (with a log, a failure to keep it is only
+// logged: the result stands). computed says which.
+func currentSelfCheck(ctx context.Context, tc tutor.Config, ix *datadir.Index, dir string, lex *lexical.Index, ans *answer.Answerer, log *slog.Logger) (sc eval.SelfCheck, computed bool, err error) {
+	key := selfCheckKey(tc, ix)
+	if st, ok := readStoredCheck(dir); ok && st.Key == key {
+		return st.SelfCheck, false, nil
+	}
+	if beforeSelfCheck != nil {
+		beforeSelfCheck()
+	}
+	if lex == nil || ans == nil {
+		book := analysis.NewBook(ix.Chunks)
+		lex, ans = lexical.New(book), answer.New(book)
+	}
+	if sc, err = selfCheck(ctx, tc, ix, lex, ans); err != nil {
+		return sc, true, err
+	}
+	if err := saveSelfCheck(dir, storedCheck{SelfCheck: sc, Key: key}); err != nil {
+		if log == nil {
+			return sc, true, err
+		}
+		log.Warn("self-check not saved for the course report", "err", err)
+	}
+	return sc, true, nil
+}
+
+// beforeSelfCheck, set by tests, runs when a self-check is to be
+// computed: a signal then must still be honoured at once.
+var beforeSelfCheck func()
+
+// readStoredCheck reads selfCheckFile; false when there is none or it
+// cannot be read (it is then computed again).
+func readStoredCheck(dir string) (storedCheck, bool) {
+	var st storedCheck
+	data, err := os.ReadFile(filepath.Join(dir, selfCheckFile))
+	if err != nil || json.Unmarshal(data, &st) != nil {
+		return st, false
+	}
+	return st, true
 }
 
 // saveSelfCheck writes the self-check into the book's folder, whole or
 // not at all.
-func saveSelfCheck(dir string, sc eval.SelfCheck) error {
+func saveSelfCheck(dir string, sc storedCheck) error {
 	data, err := json.Marshal(sc)
 	if err != nil {
 		return err

@@ -56,6 +56,12 @@ func (m *Main) openService(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("chat history: %w", err)
 		}
+		// Other books' servers may share the database: this one sees
+		// only its own book's sessions.
+		if err := h.UseBook(octx, bookKey(cfg, m.Index)); err != nil {
+			h.Close()
+			return fmt.Errorf("chat history: %w", err)
+		}
 		h.MaxSessionMessages = cfg.SessionMaxMessages
 		m.History, historyCheck = h, "postgres_connected"
 	} else {
@@ -96,15 +102,13 @@ func (m *Main) openService(ctx context.Context) error {
 	m.Server.Web = page
 	xr, _ := m.History.(rag.ExchangeReader)
 	m.Server.Report = reportSource(cfg, m.Index, xr)
-	sc, err := selfCheck(ctx, cfg.Tutor, m.Index, m.Lexical, m.Answerer)
+	// Kept with the index: a start with a current index does not repeat it.
+	sc, _, err := currentSelfCheck(ctx, cfg.Tutor, m.Index, m.Dir, m.Lexical, m.Answerer, m.Logger)
 	if err != nil {
 		return err
 	}
 	m.SelfCheck = sc
 	m.Server.Report.SelfCheck = reportSelfCheck(sc)
-	if err := saveSelfCheck(m.Dir, sc); err != nil {
-		m.Logger.Warn("self-check not saved for the course report", "err", err)
-	}
 	m.Server.Checks = append([]rhttp.Check{{Name: historyCheck, Ping: m.History.Ping}}, m.checks...)
 	return nil
 }

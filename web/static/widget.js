@@ -368,8 +368,20 @@
     busy: false,
     controller: null,
     attached: null, // {text, truncated}
-    selection: null // text of the page selection the "Ask about this" button offers
+    selection: null, // text of the page selection the "Ask about this" button offers
+    // failed is the question whose asking failed, with its request id: the
+    // same question asked again reuses the id, so the server stores it once
+    // even if the failed try reached the history.
+    failed: null // {key, id}
   };
+
+  // requestID is a fresh id for one question (its tries share it).
+  function requestID() {
+    if (window.crypto && typeof window.crypto.randomUUID === "function") return window.crypto.randomUUID();
+    var s = "";
+    for (var i = 0; i < 4; i++) s += Math.floor(Math.random() * 0x100000000).toString(16);
+    return "r-" + s + "-" + Date.now().toString(16);
+  }
 
   function showEmpty() {
     log.textContent = "";
@@ -875,6 +887,9 @@
     var req = { question: question };
     if (attached) req.selected_text = attached.text;
     if (state.session) req.session_id = state.session;
+    var key = JSON.stringify([question, attached ? attached.text : "", state.session || ""]);
+    req.request_id = state.failed && state.failed.key === key ? state.failed.id : requestID();
+    state.failed = null;
 
     var userMsg = addUser(question, attached);
     var a = addAssistant();
@@ -950,6 +965,8 @@
         addNote("Stopped.", "muted");
         return;
       }
+      // Asked again, the question keeps its request id.
+      state.failed = { key: key, id: req.request_id };
       return explainFailure(err).then(function (msg) {
         if (got.text) {
           showAnswer(a, got.text, got.sources);

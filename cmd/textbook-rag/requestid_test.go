@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/textbook-rag/rag/postgres/pgtest"
+)
+
+// A question sent again with its request id, after its answer was lost
+// (or a 503 came back though the write went through), gets the stored
+// exchange back and is stored once, on SQLite and on Postgres, even when
+// the tries arrive together; a request id reused for another question is
+// refused.
+func TestRequestIDStoresOnce(t *testing.T) {
+	for _, store := range []string{"sqlite", "postgres"} {
+		t.Run(store, func(t *testing.T) {
+			base, _ := startService(t, func(c *Config) {
+				if store == "postgres" {
+					c.DatabaseURL = pgtest.SchemaURL(t)
+				}
+			})
+			ask := func(q, rid, sid string) (int, string, string) {
+				body := map[string]string{"question": q, "request_id": rid}
+				if sid != "" {
+					body["session_id"] = sid
+				}
+				res, data := postJSON(t, base+"/api/chat", body)
+				if res.StatusCode != 200 {
+					return res.StatusCode, "", ""
+				}
+				r := decodeChat(t, data)
+				return 200, r.SessionID, r.MessageID
+			}
+			// No session named: the retry finds the first try's.
+			code, sid, mid := ask("How do nodes talk?", "q-1", "")
+			if code != 200 {
+				t.Fatalf("first try: %d", code)
+			}
+			var wg sync.WaitGroup
+			for range 5 {
+				wg.Go(func() {
+					if c, s2, m2 := ask("How do nodes talk?", "q-1", ""); c != 200 || s2 != sid || m2 != mid {
+						t.Errorf("retry: %d session %s answer %s, want 200 %s %s", c, s2, m2, sid, mid)
+					}
+				})
+			}
+			wg.Wait()
+			// Tries that arrive together are stored once too.
+			ids := make(chan string, 5)
+			for range 5 {
+				wg.Go(func() {
+					if c, _, m := ask("What is a topic?", "q-2", sid); c == 200 {
+						ids <- m
+					} else {
+						t.Errorf("concurrent try: %d", c)
+					}
+				})
+			}
+			wg.Wait()
+			close(ids)
+			first := ""
+			for m := range ids {
+				if first == "" {
+					first = m
+				} else if m != first {
+					t.Errorf("concurrent tries answered %s and %s", first, m)
+				}
+			}
+			if c, _, _ := ask("Something else entirely?", "q-1", sid); c != 400 {
+				t.Errorf("a request id reused for another question: %d, want 400", c)
+			}
+			res, err := http.Get(base + "/api/chat/sessions/" + sid + "/messages")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var page struct {
+				Messages []struct{ ID string } `json:"messages"`
+			}
+			decodeJSONBody(t, res, &page)
+			if len(page.Messages) != 4 {
+				t.Errorf("the session holds %d messages, want 4 (two questions, each stored once)", len(page.Messages))
+			}
+		})
+	}
+}
+
+func decodeJSONBody(t *testing.T, res *http.Response, v any) {
+	t.Helper()
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
+		t.Fatal(fmt.Errorf("decode: %w", err))
+	}
+}
