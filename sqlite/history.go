@@ -469,12 +469,17 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 // places.
 func (h *History) appendRows(ctx context.Context, session, last, exchange *sql.Stmt, sid string, rows [2]rag.StoredMessage) error {
 	// A session first seen here started when its first question was asked.
-	if _, err := session.ExecContext(ctx, sid, formatTime(rows[0].CreatedAt), formatTime(h.now())); err != nil {
+	res, err := session.ExecContext(ctx, sid, formatTime(rows[0].CreatedAt), formatTime(h.now()))
+	if err != nil {
 		return fmt.Errorf("ensure session: %w", err)
 	}
+	// A session this transaction created holds no message yet: its last
+	// place is 0 without asking.
 	var pos int64
-	if err := last.QueryRowContext(ctx, sid).Scan(&pos); err != nil {
-		return fmt.Errorf("place in session: %w", err)
+	if created, err := res.RowsAffected(); err != nil || created != 1 {
+		if err := last.QueryRowContext(ctx, sid).Scan(&pos); err != nil {
+			return fmt.Errorf("place in session: %w", err)
+		}
 	}
 	args := make([]any, 0, 20)
 	for i, r := range rows {
@@ -637,7 +642,7 @@ func (h *History) CheckSessionRoom(ctx context.Context, sessionID string) error 
 		return nil
 	}
 	var n int
-	if err := h.db.QueryRowContext(ctx, countSessionSQL, sid).Scan(&n); err != nil {
+	if err := h.countSession.QueryRowContext(ctx, sid).Scan(&n); err != nil {
 		return fmt.Errorf("count session %s: %w", sid, err)
 	}
 	if n+2 > max {
