@@ -3,6 +3,7 @@ package answer
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -301,7 +302,14 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 		s.bestUnit = max(s.bestUnit, u.score)
 	}
 
-	var out []candidate
+	// A section is quoted whole (see quote), so a section is one
+	// candidate: its window that states most of the question, the first
+	// of equals, stands for it. Each window's features are worked out in
+	// x and kept only when the window stands for its section, so a
+	// question allocates per section, not per window.
+	at := map[sectionKey]int{}
+	var secs []candidate
+	x := make([]float64, nFeatures)
 	best := make([]source, len(q.Terms))
 	inText := make([]bool, len(q.Terms))
 	related := make([]float64, len(q.Terms))
@@ -344,7 +352,7 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 			}
 			chars += len(u.text)
 
-			x := make([]float64, nFeatures)
+			clear(x)
 			stated := 0
 			for k, t := range q.Terms {
 				share := t.Weight / q.Total
@@ -416,32 +424,33 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 			x[fQDefinition] = b2f(r.definition)
 			x[fQHow] = b2f(how)
 			x[fUnknownName] = b2f(unknownName)
-			out = append(out, candidate{w: window{from: i, to: j + 1, score: x[fText]}, x: x, section: c.ChapterPath + " › " + first.heading.Text})
-		}
-	}
-	// A section is quoted whole (see quote), so a section is one
-	// candidate: its window that states most of the question, the first
-	// of equals, stands for it.
-	at := map[sectionKey]int{}
-	var secs []candidate
-	for _, c := range out {
-		k := keyOf(units[c.w.from])
-		if i, ok := at[k]; ok {
-			if c.x[fText] > secs[i].x[fText] {
-				secs[i] = c
+			w := window{from: i, to: j + 1, score: x[fText]}
+			k := keyOf(first)
+			if n, ok := at[k]; ok {
+				if x[fText] > secs[n].x[fText] {
+					copy(secs[n].x, x)
+					secs[n].w = w
+					secs[n].section = c.ChapterPath + " › " + first.heading.Text
+				}
+				continue
 			}
-			continue
+			at[k] = len(secs)
+			secs = append(secs, candidate{w: w, x: slices.Clone(x), section: c.ChapterPath + " › " + first.heading.Text})
 		}
-		at[k] = len(secs)
-		secs = append(secs, c)
 	}
-	sectionText := map[sectionKey]string{}
+	sectionText := map[sectionKey]*strings.Builder{}
 	for _, u := range units {
-		sectionText[keyOf(u)] += u.text + "\n"
+		b := sectionText[keyOf(u)]
+		if b == nil {
+			b = &strings.Builder{}
+			sectionText[keyOf(u)] = b
+		}
+		b.WriteString(u.text)
+		b.WriteByte('\n')
 	}
 	groupOf := map[string]string{}
 	for i := range secs {
-		text := sectionText[keyOf(units[secs[i].w.from])]
+		text := sectionText[keyOf(units[secs[i].w.from])].String()
 		if g, ok := groupOf[text]; ok {
 			secs[i].group = g
 			continue
