@@ -109,8 +109,11 @@ func Open(ctx context.Context, path string) (*History, error) {
 		}
 		return nil, fmt.Errorf("open sqlite history %s: the path is %s", path, what)
 	}
+	// temp_store(memory): the statement journal that lets a two-row
+	// insert roll back alone lives in memory, not in a temporary file
+	// written on every exchange; a crash needs only the WAL.
 	dsn := path + "?_busy_timeout=" + fmt.Sprint(busyTimeout.Milliseconds()) +
-		"&_foreign_keys=1&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate"
+		"&_foreign_keys=1&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate&_pragma=temp_store(memory)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite history %s: %w", path, err)
