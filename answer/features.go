@@ -438,26 +438,7 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 			secs = append(secs, candidate{w: w, x: slices.Clone(x), section: c.ChapterPath + " › " + first.heading.Text})
 		}
 	}
-	sectionText := map[sectionKey]*strings.Builder{}
-	for _, u := range units {
-		b := sectionText[keyOf(u)]
-		if b == nil {
-			b = &strings.Builder{}
-			sectionText[keyOf(u)] = b
-		}
-		b.WriteString(u.text)
-		b.WriteByte('\n')
-	}
-	groupOf := map[string]string{}
-	for i := range secs {
-		text := sectionText[keyOf(units[secs[i].w.from])].String()
-		if g, ok := groupOf[text]; ok {
-			secs[i].group = g
-			continue
-		}
-		groupOf[text] = secs[i].section
-		secs[i].group = secs[i].section
-	}
+	groupSections(secs, units)
 	// Gaps: how far each candidate falls behind the best for the
 	// question, which a probability per passage cannot see by itself.
 	var bestText, bestNamed, bestSection float64
@@ -472,6 +453,46 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 		c.x[fSectionGap] = c.x[fSectionText] - bestSection
 	}
 	return secs
+}
+
+// groupSections sets each candidate's group: its own section, or the
+// first candidate's whose section has the same text. Texts of different
+// lengths differ, so only sections whose length another one shares have
+// their text put together and compared.
+func groupSections(secs []candidate, units []*unit) {
+	size := map[sectionKey]int{}
+	for _, u := range units {
+		size[keyOf(u)] += len(u.text) + 1
+	}
+	sizes := map[int]int{}
+	for _, c := range secs {
+		sizes[size[keyOf(units[c.w.from])]]++
+	}
+	text := func(k sectionKey) string {
+		var b strings.Builder
+		b.Grow(size[k])
+		for _, u := range units {
+			if keyOf(u) == k {
+				b.WriteString(u.text)
+				b.WriteByte('\n')
+			}
+		}
+		return b.String()
+	}
+	groupOf := map[string]string{}
+	for i := range secs {
+		secs[i].group = secs[i].section
+		k := keyOf(units[secs[i].w.from])
+		if sizes[size[k]] < 2 {
+			continue
+		}
+		t := text(k)
+		if g, ok := groupOf[t]; ok {
+			secs[i].group = g
+			continue
+		}
+		groupOf[t] = secs[i].section
+	}
 }
 
 func b2f(b bool) float64 {
