@@ -283,7 +283,7 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 		if s == nil {
 			s = &sectionFacts{terms: map[string]bool{}, first: i}
 			sections[keyOf(u)] = s
-			if hs := analysis.StemSet(u.heading.Text); len(hs) > 0 {
+			if hs := ans.headingStemSet(u.heading.Text); len(hs) > 0 {
 				n := 0
 				for h := range hs {
 					if r.qstems[h] {
