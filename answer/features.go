@@ -3,7 +3,6 @@ package answer
 import (
 	"math"
 	"regexp"
-	"slices"
 	"strings"
 	"unicode"
 
@@ -166,6 +165,10 @@ type sectionFacts struct {
 	units            int
 	first            int
 	bestUnit         float64
+	// members are the section's units in order; size the length of
+	// their texts joined, a line each (see groupSections).
+	members []*unit
+	size    int
 }
 
 // bm25 constants are the method's customary defaults, not fitted: the
@@ -294,6 +297,8 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 			}
 		}
 		s.units++
+		s.members = append(s.members, u)
+		s.size += len(u.text) + 1
 		for _, t := range q.Terms {
 			if u.terms[t.Stem] {
 				s.terms[t.Stem] = true
@@ -307,8 +312,9 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 	// of equals, stands for it. Each window's features are worked out in
 	// x and kept only when the window stands for its section, so a
 	// question allocates per section, not per window.
-	at := map[sectionKey]int{}
-	var secs []candidate
+	at := make(map[sectionKey]int, len(sections))
+	secs := make([]candidate, 0, len(sections))
+	xs := make([]float64, len(sections)*nFeatures) // the kept vectors
 	x := make([]float64, nFeatures)
 	best := make([]source, len(q.Terms))
 	inText := make([]bool, len(q.Terms))
@@ -434,11 +440,13 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 				}
 				continue
 			}
+			kept := xs[len(secs)*nFeatures : (len(secs)+1)*nFeatures : (len(secs)+1)*nFeatures]
+			copy(kept, x)
 			at[k] = len(secs)
-			secs = append(secs, candidate{w: w, x: slices.Clone(x), section: c.ChapterPath + " › " + first.heading.Text})
+			secs = append(secs, candidate{w: w, x: kept, section: c.ChapterPath + " › " + first.heading.Text})
 		}
 	}
-	groupSections(secs, units)
+	groupSections(secs, units, sections)
 	// Gaps: how far each candidate falls behind the best for the
 	// question, which a probability per passage cannot see by itself.
 	var bestText, bestNamed, bestSection float64
@@ -456,42 +464,62 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 }
 
 // groupSections sets each candidate's group: its own section, or the
-// first candidate's whose section has the same text. Texts of different
-// lengths differ, so only sections whose length another one shares have
-// their text put together and compared.
-func groupSections(secs []candidate, units []*unit) {
-	size := map[sectionKey]int{}
-	for _, u := range units {
-		size[keyOf(u)] += len(u.text) + 1
-	}
-	sizes := map[int]int{}
-	for _, c := range secs {
-		sizes[size[keyOf(units[c.w.from])]]++
-	}
-	text := func(k sectionKey) string {
-		var b strings.Builder
-		b.Grow(size[k])
-		for _, u := range units {
-			if keyOf(u) == k {
-				b.WriteString(u.text)
-				b.WriteByte('\n')
-			}
-		}
-		return b.String()
-	}
-	groupOf := map[string]string{}
+// first candidate's whose section has the same text (its units' texts
+// joined, a line each). Only sections of the same length are compared,
+// and without joining their texts.
+func groupSections(secs []candidate, units []*unit, sections map[sectionKey]*sectionFacts) {
+	bySize := map[int][]int{}
 	for i := range secs {
 		secs[i].group = secs[i].section
-		k := keyOf(units[secs[i].w.from])
-		if sizes[size[k]] < 2 {
-			continue
+		f := sections[keyOf(units[secs[i].w.from])]
+		for _, j := range bySize[f.size] {
+			if sameJoined(f.members, sections[keyOf(units[secs[j].w.from])].members) {
+				secs[i].group = secs[j].group
+				break
+			}
 		}
-		t := text(k)
-		if g, ok := groupOf[t]; ok {
-			secs[i].group = g
-			continue
+		bySize[f.size] = append(bySize[f.size], i)
+	}
+}
+
+// sameJoined reports whether the units' texts, each followed by a line
+// break, make the same text in a as in b.
+func sameJoined(a, b []*unit) bool {
+	if len(a) == len(b) {
+		same := true
+		for i := range a {
+			if a[i].text != b[i].text {
+				same = false
+				break
+			}
 		}
-		groupOf[t] = secs[i].section
+		if same {
+			return true
+		}
+	}
+	ai, ao, bi, bo := 0, 0, 0, 0 // unit index and offset in its text+"\n"
+	for {
+		for ai < len(a) && ao > len(a[ai].text) {
+			ai, ao = ai+1, 0
+		}
+		for bi < len(b) && bo > len(b[bi].text) {
+			bi, bo = bi+1, 0
+		}
+		if ai == len(a) || bi == len(b) {
+			return ai == len(a) && bi == len(b)
+		}
+		ca, cb := byte('\n'), byte('\n')
+		if ao < len(a[ai].text) {
+			ca = a[ai].text[ao]
+		}
+		if bo < len(b[bi].text) {
+			cb = b[bi].text[bo]
+		}
+		if ca != cb {
+			return false
+		}
+		ao++
+		bo++
 	}
 }
 
