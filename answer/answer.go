@@ -25,6 +25,10 @@ type Answerer struct {
 	book *analysis.Book
 	// units are each chunk's quotable units, split once, by id.
 	units map[string][]*unit
+	// headingStems are the stems of each heading the units sit under,
+	// by its text: every question weighs the headings of the sections it
+	// reads, and the same few hundred recur.
+	headingStems map[string]map[string]bool
 	// model weighs the candidate passages.
 	model *Model
 	// bookText is the book as one run of units, for explaining a
@@ -36,11 +40,25 @@ type Answerer struct {
 // New builds the answerer of a book from what the analysis learnt of it,
 // with the embedded model.
 func New(book *analysis.Book) *Answerer {
-	ans := &Answerer{book: book, units: map[string][]*unit{}, model: DefaultModel()}
+	ans := &Answerer{book: book, units: map[string][]*unit{}, headingStems: map[string]map[string]bool{}, model: DefaultModel()}
 	for _, c := range book.Chunks() {
 		ans.units[c.ID] = splitUnits(c)
+		for _, u := range ans.units[c.ID] {
+			if _, ok := ans.headingStems[u.heading.Text]; !ok {
+				ans.headingStems[u.heading.Text] = analysis.StemSet(u.heading.Text)
+			}
+		}
 	}
 	return ans
+}
+
+// headingStemSet is analysis.StemSet of a heading, from headingStems when
+// the book has that heading. Callers must not change it.
+func (ans *Answerer) headingStemSet(heading string) map[string]bool {
+	if hs, ok := ans.headingStems[heading]; ok {
+		return hs
+	}
+	return analysis.StemSet(heading)
 }
 
 // SetModel makes the answerer weigh its candidates with m (a model

@@ -165,6 +165,10 @@ type sectionFacts struct {
 	units            int
 	first            int
 	bestUnit         float64
+	// members are the section's units in order; size the length of
+	// their texts joined, a line each (see groupSections).
+	members []*unit
+	size    int
 }
 
 // bm25 constants are the method's customary defaults, not fitted: the
@@ -282,7 +286,7 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 		if s == nil {
 			s = &sectionFacts{terms: map[string]bool{}, first: i}
 			sections[keyOf(u)] = s
-			if hs := analysis.StemSet(u.heading.Text); len(hs) > 0 {
+			if hs := ans.headingStemSet(u.heading.Text); len(hs) > 0 {
 				n := 0
 				for h := range hs {
 					if r.qstems[h] {
@@ -293,6 +297,8 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 			}
 		}
 		s.units++
+		s.members = append(s.members, u)
+		s.size += len(u.text) + 1
 		for _, t := range q.Terms {
 			if u.terms[t.Stem] {
 				s.terms[t.Stem] = true
@@ -301,7 +307,15 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 		s.bestUnit = max(s.bestUnit, u.score)
 	}
 
-	var out []candidate
+	// A section is quoted whole (see quote), so a section is one
+	// candidate: its window that states most of the question, the first
+	// of equals, stands for it. Each window's features are worked out in
+	// x and kept only when the window stands for its section, so a
+	// question allocates per section, not per window.
+	at := make(map[sectionKey]int, len(sections))
+	secs := make([]candidate, 0, len(sections))
+	xs := make([]float64, len(sections)*nFeatures) // the kept vectors
+	x := make([]float64, nFeatures)
 	best := make([]source, len(q.Terms))
 	inText := make([]bool, len(q.Terms))
 	related := make([]float64, len(q.Terms))
@@ -344,7 +358,7 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 			}
 			chars += len(u.text)
 
-			x := make([]float64, nFeatures)
+			clear(x)
 			stated := 0
 			for k, t := range q.Terms {
 				share := t.Weight / q.Total
@@ -416,39 +430,23 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 			x[fQDefinition] = b2f(r.definition)
 			x[fQHow] = b2f(how)
 			x[fUnknownName] = b2f(unknownName)
-			out = append(out, candidate{w: window{from: i, to: j + 1, score: x[fText]}, x: x, section: c.ChapterPath + " › " + first.heading.Text})
-		}
-	}
-	// A section is quoted whole (see quote), so a section is one
-	// candidate: its window that states most of the question, the first
-	// of equals, stands for it.
-	at := map[sectionKey]int{}
-	var secs []candidate
-	for _, c := range out {
-		k := keyOf(units[c.w.from])
-		if i, ok := at[k]; ok {
-			if c.x[fText] > secs[i].x[fText] {
-				secs[i] = c
+			w := window{from: i, to: j + 1, score: x[fText]}
+			k := keyOf(first)
+			if n, ok := at[k]; ok {
+				if x[fText] > secs[n].x[fText] {
+					copy(secs[n].x, x)
+					secs[n].w = w
+					secs[n].section = c.ChapterPath + " › " + first.heading.Text
+				}
+				continue
 			}
-			continue
+			kept := xs[len(secs)*nFeatures : (len(secs)+1)*nFeatures : (len(secs)+1)*nFeatures]
+			copy(kept, x)
+			at[k] = len(secs)
+			secs = append(secs, candidate{w: w, x: kept, section: c.ChapterPath + " › " + first.heading.Text})
 		}
-		at[k] = len(secs)
-		secs = append(secs, c)
 	}
-	sectionText := map[sectionKey]string{}
-	for _, u := range units {
-		sectionText[keyOf(u)] += u.text + "\n"
-	}
-	groupOf := map[string]string{}
-	for i := range secs {
-		text := sectionText[keyOf(units[secs[i].w.from])]
-		if g, ok := groupOf[text]; ok {
-			secs[i].group = g
-			continue
-		}
-		groupOf[text] = secs[i].section
-		secs[i].group = secs[i].section
-	}
+	groupSections(secs, units, sections)
 	// Gaps: how far each candidate falls behind the best for the
 	// question, which a probability per passage cannot see by itself.
 	var bestText, bestNamed, bestSection float64
@@ -463,6 +461,66 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 		c.x[fSectionGap] = c.x[fSectionText] - bestSection
 	}
 	return secs
+}
+
+// groupSections sets each candidate's group: its own section, or the
+// first candidate's whose section has the same text (its units' texts
+// joined, a line each). Only sections of the same length are compared,
+// and without joining their texts.
+func groupSections(secs []candidate, units []*unit, sections map[sectionKey]*sectionFacts) {
+	bySize := map[int][]int{}
+	for i := range secs {
+		secs[i].group = secs[i].section
+		f := sections[keyOf(units[secs[i].w.from])]
+		for _, j := range bySize[f.size] {
+			if sameJoined(f.members, sections[keyOf(units[secs[j].w.from])].members) {
+				secs[i].group = secs[j].group
+				break
+			}
+		}
+		bySize[f.size] = append(bySize[f.size], i)
+	}
+}
+
+// sameJoined reports whether the units' texts, each followed by a line
+// break, make the same text in a as in b.
+func sameJoined(a, b []*unit) bool {
+	if len(a) == len(b) {
+		same := true
+		for i := range a {
+			if a[i].text != b[i].text {
+				same = false
+				break
+			}
+		}
+		if same {
+			return true
+		}
+	}
+	ai, ao, bi, bo := 0, 0, 0, 0 // unit index and offset in its text+"\n"
+	for {
+		for ai < len(a) && ao > len(a[ai].text) {
+			ai, ao = ai+1, 0
+		}
+		for bi < len(b) && bo > len(b[bi].text) {
+			bi, bo = bi+1, 0
+		}
+		if ai == len(a) || bi == len(b) {
+			return ai == len(a) && bi == len(b)
+		}
+		ca, cb := byte('\n'), byte('\n')
+		if ao < len(a[ai].text) {
+			ca = a[ai].text[ao]
+		}
+		if bo < len(b[bi].text) {
+			cb = b[bi].text[bo]
+		}
+		if ca != cb {
+			return false
+		}
+		ao++
+		bo++
+	}
 }
 
 func b2f(b bool) float64 {

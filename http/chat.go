@@ -20,12 +20,12 @@ import (
 // decodeChat reads and validates a chat request: application/json (UTF-8
 // charset only), at most MaxBodyBytes, valid UTF-8, one JSON object whose
 // unknown fields are ignored, then ChatRequest.Normalize. A missing
-// session id is replaced by a new one.
-func (s *Server) decodeChat(w http.ResponseWriter, r *http.Request) (rag.ChatRequest, error) {
-	var req rag.ChatRequest
+// session id is replaced by a new one, and fresh says so: a session this
+// request opens has room, and no store needs asking.
+func (s *Server) decodeChat(w http.ResponseWriter, r *http.Request) (req rag.ChatRequest, fresh bool, err error) {
 	body, err := s.readBody(w, r)
 	if err != nil {
-		return req, err
+		return req, false, err
 	}
 	var in struct {
 		Question     *string `json:"question"`
@@ -35,10 +35,10 @@ func (s *Server) decodeChat(w http.ResponseWriter, r *http.Request) (rag.ChatReq
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&in); err != nil {
-		return req, jsonError(err)
+		return req, false, jsonError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return req, rag.Errorf(rag.EINVALID, "the request body must hold a single JSON object")
+		return req, false, rag.Errorf(rag.EINVALID, "the request body must hold a single JSON object")
 	}
 	if in.Question != nil {
 		req.Question = *in.Question
@@ -53,7 +53,7 @@ func (s *Server) decodeChat(w http.ResponseWriter, r *http.Request) (rag.ChatReq
 		req.RequestID = *in.RequestID
 	}
 	if err := req.Normalize(); err != nil {
-		return req, err
+		return req, false, err
 	}
 	switch {
 	case req.RequestID != "":
@@ -61,8 +61,9 @@ func (s *Server) decodeChat(w http.ResponseWriter, r *http.Request) (rag.ChatReq
 		req.SessionID, _ = rag.ExchangeIDs(req.SessionID, req.RequestID)
 	case req.SessionID == "":
 		req.SessionID = s.NewID()
+		fresh = true
 	}
-	return req, nil
+	return req, fresh, nil
 }
 
 // readBody reads a JSON request body: application/json (UTF-8 charset
@@ -137,8 +138,8 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	req, err := s.decodeChat(w, r)
-	if err == nil {
+	req, fresh, err := s.decodeChat(w, r)
+	if err == nil && !fresh {
 		err = s.checkRoom(r, req.SessionID)
 	}
 	if err != nil {
@@ -315,8 +316,8 @@ func (s *Server) handleChatStream(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	req, err := s.decodeChat(w, r)
-	if err == nil {
+	req, fresh, err := s.decodeChat(w, r)
+	if err == nil && !fresh {
 		err = s.checkRoom(r, req.SessionID)
 	}
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/analysis"
@@ -153,6 +154,11 @@ func calibrated(coverage float64) float64 {
 // but its chapter uses it: the passage is read in that chapter's context.
 const chapterCredit = 0.5
 
+// scratch holds retrieve's per-chunk tallies between questions: a
+// question's four of them would otherwise be most of what retrieval
+// allocates.
+var scratch = sync.Pool{New: func() any { return new([]float64) }}
+
 type ranked struct {
 	i     int
 	score float64
@@ -165,10 +171,17 @@ func (ix *Index) retrieve(q analysis.Query, k int) []rag.ScoredChunk {
 	}
 	// Walk each term's postings instead of every chunk's terms.
 	n := len(ix.docs)
-	score := make([]float64, n) // coverage, chapter context and relatives counted
-	local := make([]float64, n) // the chunk's own words only
-	extra := make([]float64, n) // heading and density, for ranking ties
-	match := make([]float64, n)
+	buf := scratch.Get().(*[]float64)
+	defer scratch.Put(buf)
+	if cap(*buf) < 4*n {
+		*buf = make([]float64, 4*n)
+	}
+	all := (*buf)[:4*n]
+	clear(all)
+	score := all[:n:n]            // coverage, chapter context and relatives counted
+	local := all[n : 2*n : 2*n]   // the chunk's own words only
+	extra := all[2*n : 3*n : 3*n] // heading and density, for ranking ties
+	match := all[3*n:]
 	for _, t := range q.Terms {
 		clear(match)
 		for _, c := range ix.termChapters[t.Stem] {

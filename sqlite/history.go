@@ -109,8 +109,11 @@ func Open(ctx context.Context, path string) (*History, error) {
 		}
 		return nil, fmt.Errorf("open sqlite history %s: the path is %s", path, what)
 	}
+	// temp_store(memory): the statement journal that lets a two-row
+	// insert roll back alone lives in memory, not in a temporary file
+	// written on every exchange; a crash needs only the WAL.
 	dsn := path + "?_busy_timeout=" + fmt.Sprint(busyTimeout.Milliseconds()) +
-		"&_foreign_keys=1&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate"
+		"&_foreign_keys=1&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate&_pragma=temp_store(memory)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite history %s: %w", path, err)
@@ -267,18 +270,35 @@ func (h *History) insert(ctx context.Context, tx *sql.Tx, reqs []*writeReq) erro
 	last := tx.StmtContext(ctx, h.lastPos)
 	for _, r := range reqs {
 		r.full = nil
-		if r.max > 0 {
-			var n int
-			if err := counter.QueryRowContext(ctx, r.sid).Scan(&n); err != nil {
-				return fmt.Errorf("count session %s: %w", r.sid, err)
+		if r.max > 0 && r.max < 2 {
+			r.full = rag.SessionFull(r.max) // not even one exchange fits
+			continue
+		}
+		// A session first seen here started when its first question was asked.
+		res, err := session.ExecContext(ctx, r.sid, formatTime(r.rows[0].CreatedAt), formatTime(h.now()))
+		if err != nil {
+			return fmt.Errorf("ensure session: %w", err)
+		}
+		// A session this transaction created holds no message yet: it has
+		// room, and its last place is 0, without asking.
+		var pos int64
+		if created, err := res.RowsAffected(); err != nil || created != 1 {
+			if r.max > 0 {
+				var n int
+				if err := counter.QueryRowContext(ctx, r.sid).Scan(&n); err != nil {
+					return fmt.Errorf("count session %s: %w", r.sid, err)
+				}
+				if n+2 > r.max {
+					// Refused alone: the batch's other exchanges go on.
+					r.full = rag.SessionFull(r.max)
+					continue
+				}
 			}
-			if n+2 > r.max {
-				// Refused alone: the batch's other exchanges go on.
-				r.full = rag.SessionFull(r.max)
-				continue
+			if err := last.QueryRowContext(ctx, r.sid).Scan(&pos); err != nil {
+				return fmt.Errorf("place in session: %w", err)
 			}
 		}
-		if err := h.appendRows(ctx, session, last, exchange, r.sid, r.rows); err != nil {
+		if err := h.appendRows(ctx, exchange, r.sid, r.rows, pos); err != nil {
 			return err
 		}
 	}
@@ -465,17 +485,9 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?), (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 )
 
 // appendRows writes an exchange in the write transaction of its
-// statements: the question and the answer take the session's next two
-// places.
-func (h *History) appendRows(ctx context.Context, session, last, exchange *sql.Stmt, sid string, rows [2]rag.StoredMessage) error {
-	// A session first seen here started when its first question was asked.
-	if _, err := session.ExecContext(ctx, sid, formatTime(rows[0].CreatedAt), formatTime(h.now())); err != nil {
-		return fmt.Errorf("ensure session: %w", err)
-	}
-	var pos int64
-	if err := last.QueryRowContext(ctx, sid).Scan(&pos); err != nil {
-		return fmt.Errorf("place in session: %w", err)
-	}
+// statement: the question and the answer take the places after pos, the
+// session's last.
+func (h *History) appendRows(ctx context.Context, exchange *sql.Stmt, sid string, rows [2]rag.StoredMessage, pos int64) error {
 	args := make([]any, 0, 20)
 	for i, r := range rows {
 		args = append(args, r.ID, sid, r.Role, r.Content, r.Sources, r.WasRefusal, r.RefusalReason, r.QuestionID, formatTime(r.CreatedAt), pos+1+int64(i))
@@ -637,7 +649,7 @@ func (h *History) CheckSessionRoom(ctx context.Context, sessionID string) error 
 		return nil
 	}
 	var n int
-	if err := h.db.QueryRowContext(ctx, countSessionSQL, sid).Scan(&n); err != nil {
+	if err := h.countSession.QueryRowContext(ctx, sid).Scan(&n); err != nil {
 		return fmt.Errorf("count session %s: %w", sid, err)
 	}
 	if n+2 > max {

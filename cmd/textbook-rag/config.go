@@ -46,6 +46,8 @@ type Config struct {
 	HistoryRetention time.Duration
 	// SessionMaxMessages caps a chat session's length; 0 = no cap.
 	SessionMaxMessages int
+	// PprofAddr serves net/http/pprof on a listener of its own; "" = off.
+	PprofAddr string
 	// ReportQuestions shows question texts and comments in the course
 	// report.
 	ReportQuestions bool
@@ -312,6 +314,7 @@ func (f *flags) service() {
 	f.retention(&c.HistoryRetention, "history-retention", "TEXTBOOK_RAG_HISTORY_RETENTION", `delete chat sessions idle for longer than this ("90d", "36h"); 0 keeps them all`)
 	f.int(&c.SessionMaxMessages, "session-max-messages", "TEXTBOOK_RAG_SESSION_MAX_MESSAGES", "most messages one chat session may hold; past it a question is 409 session_full; 0 = no cap")
 	f.duration(&c.ShutdownWait, "shutdown-timeout", "TEXTBOOK_RAG_SHUTDOWN_TIMEOUT", "how long in-flight requests may finish at shutdown")
+	f.str(&c.PprofAddr, "pprof", "TEXTBOOK_RAG_PPROF", "serve Go's profiler (net/http/pprof) at this address, on a listener of its own: PORT or :PORT means 127.0.0.1; empty = off")
 	f.afterParse = append(f.afterParse, func() {
 		c.AllowedOrigins = nil
 		for _, o := range strings.Split(origins, ",") {

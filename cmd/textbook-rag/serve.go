@@ -125,6 +125,12 @@ func (m *Main) Run(ctx context.Context, stdout io.Writer) error {
 		return fmt.Errorf("listen %s: %w", cfg.Addr, err)
 	}
 	m.logConfig(ln.Addr().String())
+	if cfg.PprofAddr != "" {
+		if _, err := servePprof(ctx, cfg.PprofAddr, m.Logger); err != nil {
+			ln.Close()
+			return err
+		}
+	}
 	if err := m.Server.Open(ln); err != nil {
 		return err
 	}
