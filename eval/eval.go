@@ -298,32 +298,84 @@ func missingTerm(answer string, terms []string) string {
 }
 
 // headingAnchor is the anchor a heading's source may end in: Docusaurus's
-// {#id} or Hugging Face doc-builder's [[id]].
-var headingAnchor = regexp.MustCompile(`\s*(?:\{#[^{}]*\}|\[\[[^\[\]\s]*\]\])\s*$`)
+// {#id}, MDX's {/*id*/} or Hugging Face doc-builder's [[id]].
+var headingAnchor = regexp.MustCompile(`\s*(?:\{#[^{}]*\}|\{/\*[^{}]*\*/\}|\[\[[^\[\]\s]*\]\])\s*$`)
+
+// emphasisMark is an underscore or asterisk that opens or closes
+// emphasis: one with no letter or digit on one side (_can_, *x*,
+// **bold**). An underscore inside a word (snake_case) is text.
+var emphasisMark = regexp.MustCompile(`\*+|(?:^|[^\pL\pN_])_+|_+(?:[^\pL\pN_]|$)`)
 
 // normHeading compares headings as a reader sees them: without a
-// trailing anchor ({#id} or [[id]]), code-span backticks or bold marks,
-// case or extra space. The labels write a heading as its Markdown source
-// ("The `map()` method"), the chunker keeps its text ("The map() method").
+// trailing anchor ({#id}, {/*id*/} or [[id]]), code-span backticks or
+// emphasis marks, case or extra space. The labels write a heading as its
+// Markdown source ("The `map()` method", "What you _can_ do"), the
+// chunker keeps its text ("The map() method", "What you can do").
 func normHeading(h string) string {
 	h = headingAnchor.ReplaceAllString(strings.TrimSpace(h), "")
-	h = strings.NewReplacer("`", "", "**", "").Replace(h)
+	h = strings.ReplaceAll(h, "`", "")
+	h = emphasisMark.ReplaceAllStringFunc(h, func(m string) string { return strings.Trim(m, "_*") })
 	return strings.ToLower(strings.Join(strings.Fields(h), " "))
 }
 
-// hasGoldSource reports whether a source's chunk lies in the gold chapter
-// and the source's heading, or a heading the chunk holds, is the gold one.
+// hasGoldSource reports whether a source lies in the gold chapter and
+// cites the gold section: its heading is the gold one, or its section
+// holds the gold one as a part (a "##" section whose "###" sub-section is
+// gold, as its chunk's text shows). A source that only shares a chunk
+// with the gold section does not: a reader who follows its link lands
+// elsewhere, however much of the quote ran on into the gold section.
 func hasGoldSource(q Question, sources []rag.Source, chunk func(string) (rag.Chunk, bool)) bool {
 	for _, s := range sources {
 		c, ok := chunk(s.ChunkID)
-		if !ok {
+		if !ok || c.ChapterPath != strings.TrimSpace(q.GoldChapter) {
 			continue
 		}
-		if holdsAnswer(q, c) || c.ChapterPath == strings.TrimSpace(q.GoldChapter) && normHeading(s.SectionHeading) == normHeading(q.GoldHeading) {
+		gold := normHeading(q.GoldHeading)
+		if normHeading(s.SectionHeading) == gold || slices.Contains(partsOf(c.Text, s.SectionHeading), gold) {
 			return true
 		}
 	}
 	return false
+}
+
+// markdownHeading is a heading line of a chunk's text.
+var markdownHeading = regexp.MustCompile(`^(#{1,6})\s+(.+?)\s*$`)
+
+// partsOf lists, normalised, the headings a chunk's text sets under the
+// heading h, before the next heading of h's level or above. A line of
+// fenced code is never a heading ("# a comment").
+func partsOf(text, h string) []string {
+	want := normHeading(h)
+	level := 0
+	var parts []string
+	fence := ""
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if fence == "" && (strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~")) {
+			fence = line[:3]
+			continue
+		}
+		if fence != "" {
+			if strings.HasPrefix(line, fence) {
+				fence = ""
+			}
+			continue
+		}
+		m := markdownHeading.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		l, t := len(m[1]), normHeading(m[2])
+		switch {
+		case level > 0 && l > level:
+			parts = append(parts, t)
+		case level > 0:
+			return parts
+		case t == want:
+			level = l
+		}
+	}
+	return parts
 }
 
 // describe lists where the sources point, for a wrong answer's why.
