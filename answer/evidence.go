@@ -41,8 +41,11 @@ type unit struct {
 	// unit's line breaks: fixed per unit, so worked out once when it is cut.
 	goal, summary bool
 	// asks marks a question put to the reader (see asksReader).
-	asks  bool
-	lines int
+	asks bool
+	// points marks a link that only points elsewhere (see pointsOnly):
+	// quoted with its section, never a candidate.
+	points bool
+	lines  int
 	// para numbers the paragraph a sentence or label comes from, from 1.
 	para int
 	// up is how many units back the list item that holds this unit

@@ -70,6 +70,7 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 		u.goal = goalHeading(cur.Text)
 		u.summary = summaryHeading(cur.Text)
 		u.asks = asksReader(u, cur.Text)
+		u.points = pointsOnly(u, cur.Text)
 		u.lines = strings.Count(u.text, "\n")
 		// The units under one heading share its credits; a unit with a
 		// lead gets a copy with the lead's words added.
