@@ -462,7 +462,8 @@ const quoteBudget = 2000
 // while the quote stays within quoteBudget. A section is the book's own
 // unit of explanation, and the sentence that finishes an answer ("... and
 // the motor controllers need 1000 Hz") is often not the one that matched
-// best. A section within quoteBudget is quoted whole. A list or table is
+// best. A section within quoteBudget is quoted whole, and one whose prose
+// is within it, whole but for code that does not fit. A list or table is
 // quoted whole when it fits, else by its telling lines; the line that
 // introduces a quoted list or code block comes with it.
 func quoteSections(units []*unit, windows []window) []*unit {
@@ -484,6 +485,10 @@ func quoteSections(units []*unit, windows []window) []*unit {
 			for _, i := range section {
 				picked[units[i]] = true
 			}
+			continue
+		}
+		if n := proseChars(units, section, w); used+n <= quoteBudget {
+			used += n + quoteProse(units, section, w, picked, quoteBudget-used-n)
 			continue
 		}
 		used += finishWindow(units, section, w, picked, quoteBudget-used)
@@ -538,6 +543,40 @@ func quoteSections(units []*unit, windows []window) []*unit {
 		}
 	}
 	return sel
+}
+
+// proseChars counts the characters of a section's units (indices into
+// units, in order) but its code blocks outside window w.
+func proseChars(units []*unit, section []int, w window) int {
+	n := 0
+	for _, i := range section {
+		if units[i].kind != code || i >= w.from && i < w.to {
+			n += len(units[i].text)
+		}
+	}
+	return n
+}
+
+// quoteProse quotes a section whose prose fits the budget once its code
+// is left out: a long example does not crowd out the sentence after it
+// that answers ("This behaviour is called batching"). It adds to picked
+// the section's prose and the window, then its other code blocks in book
+// order while they fit in budget characters, and returns the characters
+// of that code.
+func quoteProse(units []*unit, section []int, w window, picked map[*unit]bool, budget int) int {
+	for _, i := range section {
+		if units[i].kind != code || i >= w.from && i < w.to {
+			picked[units[i]] = true
+		}
+	}
+	used := 0
+	for _, i := range section {
+		if u := units[i]; !picked[u] && used+len(u.text) <= budget {
+			used += len(u.text)
+			picked[u] = true
+		}
+	}
+	return used
 }
 
 // finishWindow adds to picked what completes window w within its section

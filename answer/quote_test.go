@@ -249,3 +249,36 @@ func TestCodeBlocksKeepTheirLinesAndBounds(t *testing.T) {
 		}
 	}
 }
+
+// A section whose long example comes before the sentence that answers
+// is quoted with that sentence: its code does not use up the quote's
+// budget before the prose that follows it.
+func TestLongCodeDoesNotCrowdOutTheAnswer(t *testing.T) {
+	var prog strings.Builder
+	prog.WriteString("```js\n")
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&prog, "counter.add(%d); // one more step of the example\n", i)
+	}
+	prog.WriteString("```")
+	text := "[Section: Grouped updates]\n\n## Grouped updates\n\n" +
+		"You might expect each call to add to the counter to redraw the page at once:\n\n" + prog.String() + "\n\n" +
+		strings.Repeat("The page keeps its old value while the handler runs. ", 6) + "\n\n" +
+		"Waiting for the handler to finish before redrawing is called grouping, and it keeps the page fast.\n"
+	units := splitUnits(rag.Chunk{Text: text, SectionHeading: "Grouped updates"})
+	if n := blockChars(units, func() []int {
+		var all []int
+		for i := range units {
+			all = append(all, i)
+		}
+		return all
+	}()); n <= quoteBudget {
+		t.Fatalf("the fixture's section has %d characters, within the budget of %d: it tests nothing", n, quoteBudget)
+	}
+	var b strings.Builder
+	for _, u := range quoteSections(units, []window{{from: 0, to: 1, score: 0.5}}) {
+		b.WriteString(u.text + "\n")
+	}
+	if !strings.Contains(b.String(), "is called grouping") {
+		t.Errorf("the quote stops before the sentence that answers:\n%s", b.String())
+	}
+}
