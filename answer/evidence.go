@@ -203,7 +203,7 @@ func (ans *Answerer) prepare(question string, chunks []rag.ScoredChunk) (reading
 		return r, nil, nil
 	}
 	units := ans.unitsOf(chunks)
-	return r, units, ans.candidates(r, units, chunks)
+	return r, units, withQuantities(r, units, ans.candidates(r, units, chunks))
 }
 
 // best scores the candidates and returns the most probable, the first
@@ -328,11 +328,15 @@ type reading struct {
 	focus     focusTerm
 	hasFocus  bool
 	wantsList bool
+	// quantity marks a question that asks for an amount (see
+	// asksQuantity).
+	quantity bool
 }
 
 func readQuestion(q analysis.Query, question string) reading {
 	r := reading{question: question, q: q, sl: newSlots(&q), qnums: numbersIn(question), qstems: map[string]bool{},
-		wantsCode: asksForCode(question), want: answerTypeOf(question), wantsList: asksForList(question)}
+		wantsCode: asksForCode(question), want: answerTypeOf(question), wantsList: asksForList(question),
+		quantity: asksQuantity(question)}
 	for _, t := range q.Terms {
 		r.qstems[t.Stem] = true
 	}
