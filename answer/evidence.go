@@ -133,7 +133,12 @@ func definer(r reading, units []*unit, cands []candidate) *candidate {
 		// A glossary's entry is headed by its term and defined by its
 		// first line.
 		entry := u.glossary && (i == 0 || keyOf(units[i-1]) != keyOf(u)) && probeKey(headingTerm(u.heading.Text)) == termKey(r.focus.stems)
-		if definesFocus(u, r.focus) || entry {
+		// So is an entry of a definition list or of a table of terms.
+		listed := false
+		if t := entryTerm(u); t != "" {
+			listed = probeKey(t) == termKey(r.focus.stems)
+		}
+		if definesFocus(u, r.focus) || entry || listed {
 			defines[keyOf(u)] = true
 		}
 	}

@@ -65,6 +65,9 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 		u.terms = analysis.StemSet(u.text)
 		u.nums = numbersIn(u.text)
 		u.subject = subjectOf(u.text, cur.Text)
+		if t := entryTerm(u); t != "" {
+			u.subject = termStems(t)
+		}
 		u.defined = definedTerm(u)
 		u.idents = identifiersIn(u.text)
 		u.goal = goalHeading(cur.Text)
@@ -99,6 +102,16 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 			return
 		}
 		owner := holder
+		if entries := definitionEntries(para); entries != nil {
+			// A definition list's entries ("Term" then ": meaning") are
+			// quoted as written, one paragraph each.
+			para = nil
+			for _, e := range entries {
+				nPara++
+				add(&unit{text: e, kind: sentence, para: nPara}, owner)
+			}
+			return
+		}
 		p := strings.Join(para, " ")
 		para = nil
 		nPara++
