@@ -319,63 +319,90 @@ func normHeading(h string) string {
 }
 
 // hasGoldSource reports whether a source lies in the gold chapter and
-// cites the gold section: its heading is the gold one, or its section
-// holds the gold one as a part (a "##" section whose "###" sub-section is
-// gold, as its chunk's text shows). A source that only shares a chunk
-// with the gold section does not: a reader who follows its link lands
-// elsewhere, however much of the quote ran on into the gold section.
+// cites the gold section: its heading is the gold one, or, as its chunk's
+// text shows, one holds the other (a "###" part of the gold "##"
+// section, or the "##" section whose part is gold). A source that only
+// shares a chunk with the gold section does not: a reader who follows
+// its link lands elsewhere, however much of the quote ran on into the
+// gold section.
 func hasGoldSource(q Question, sources []rag.Source, chunk func(string) (rag.Chunk, bool)) bool {
+	gold := normHeading(q.GoldHeading)
 	for _, s := range sources {
 		c, ok := chunk(s.ChunkID)
 		if !ok || c.ChapterPath != strings.TrimSpace(q.GoldChapter) {
 			continue
 		}
-		gold := normHeading(q.GoldHeading)
-		if normHeading(s.SectionHeading) == gold || slices.Contains(partsOf(c.Text, s.SectionHeading), gold) {
+		if cited := normHeading(s.SectionHeading); cited == gold || nested(outlineOf(c), cited, gold) {
 			return true
 		}
 	}
 	return false
 }
 
+// outlined is a heading of a chunk's outline, normalised (normHeading).
+type outlined struct {
+	level int
+	text  string
+}
+
 // markdownHeading is a heading line of a chunk's text.
 var markdownHeading = regexp.MustCompile(`^(#{1,6})\s+(.+?)\s*$`)
 
-// partsOf lists, normalised, the headings a chunk's text sets under the
-// heading h, before the next heading of h's level or above. A line of
-// fenced code is never a heading ("# a comment").
-func partsOf(text, h string) []string {
-	want := normHeading(h)
-	level := 0
-	var parts []string
-	fence := ""
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if fence == "" && (strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~")) {
-			fence = line[:3]
-			continue
+// outlineOf lists a chunk's headings in the order its text sets them:
+// its section's first (a chunk that goes on with a section does not
+// repeat its heading), then every heading line. A line of fenced code is
+// never a heading ("# a comment").
+func outlineOf(c rag.Chunk) []outlined {
+	level := 2
+	for _, h := range c.Headings {
+		if normHeading(h.Text) == normHeading(c.SectionHeading) && h.Level > 0 {
+			level = h.Level
+			break
 		}
-		if fence != "" {
+	}
+	out := []outlined{{level, normHeading(c.SectionHeading)}}
+	fence := ""
+	for _, line := range strings.Split(c.Text, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case fence == "" && (strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~")):
+			fence = line[:3]
+		case fence != "":
 			if strings.HasPrefix(line, fence) {
 				fence = ""
 			}
-			continue
-		}
-		m := markdownHeading.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		l, t := len(m[1]), normHeading(m[2])
-		switch {
-		case level > 0 && l > level:
-			parts = append(parts, t)
-		case level > 0:
-			return parts
-		case t == want:
-			level = l
+		default:
+			if m := markdownHeading.FindStringSubmatch(line); m != nil {
+				out = append(out, outlined{len(m[1]), normHeading(m[2])})
+			}
 		}
 	}
-	return parts
+	return out
+}
+
+// nested reports whether the outline sets heading b inside heading a
+// (before the next heading of a's level or above) or a inside b.
+func nested(outline []outlined, a, b string) bool {
+	for i, h := range outline {
+		if h.text != a {
+			continue
+		}
+		for j := i + 1; j < len(outline) && outline[j].level > h.level; j++ {
+			if outline[j].text == b {
+				return true
+			}
+		}
+		level := h.level
+		for j := i - 1; j >= 0 && level > 1; j-- {
+			if outline[j].level < level {
+				if outline[j].text == b {
+					return true
+				}
+				level = outline[j].level
+			}
+		}
+	}
+	return false
 }
 
 // describe lists where the sources point, for a wrong answer's why.

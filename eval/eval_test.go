@@ -33,6 +33,9 @@ var chunks = map[string]rag.Chunk{
 	"c4": {ID: "c4", ChapterPath: "module-2/topics", SectionHeading: "Publishers",
 		Headings: []rag.Heading{{Level: 2, Text: "Publishers"}, {Level: 2, Text: "QoS"}},
 		Text:     "## QoS\n\nKeep the last ten.\n\n## Publishers\n\nA publisher sends 10 cm drift."},
+	"c5": {ID: "c5", ChapterPath: "module-1/sensors", SectionHeading: "IMU {#imu}",
+		Headings: []rag.Heading{{Level: 2, Text: "IMU {#imu}"}, {Level: 3, Text: "Bias"}},
+		Text:     "[Section: IMU]\n\nIt goes on.\n\n### Bias\n\nBias grows 10 cm of drift."},
 }
 
 func lookup(id string) (rag.Chunk, bool) { c, ok := chunks[id]; return c, ok }
@@ -119,6 +122,8 @@ func TestScore(t *testing.T) {
 		{"gold via the chunk's sub-heading", qSub, reply("BIAS", "c1"), true, ""},
 		{"a section the gold one follows in its chunk", qPub, cite("10 cm drift", "c4", "QoS"), false, "no source at module-2/topics › Publishers (got: module-2/topics › QoS)"},
 		{"the gold section in a chunk that opens on another", qPub, cite("10 cm drift", "c4", "Publishers"), true, ""},
+		{"a part of the gold section", qAns, cite("10 cm drift", "c1", "Drift"), true, ""},
+		{"a part of the gold section its chunk goes on with", qAns, cite("10 cm drift", "c5", "Bias"), true, ""},
 		{"right heading, wrong chapter", other, reply("10 cm drift", "c1"), false, "no source at module-2/topics › Publishers (got: module-1/sensors › IMU {#imu})"},
 		{"wrong source", qAns, reply("10 cm drift", "c2"), false, "no source at module-1/sensors › IMU (got: module-2/topics › QoS)"},
 		{"unknown chunk", qAns, reply("10 cm drift", "zz"), false, "no source at module-1/sensors › IMU (got: ch-zz (chunk zz unknown) › )"},
