@@ -45,7 +45,7 @@ func TestGlossaryAndDefinitionListEntriesAnswer(t *testing.T) {
 				"| Term | Meaning |\n|---|---|\n| Slice | The part of the state that one reducer owns and updates. |",
 			Headings: []rag.Heading{{Level: 2, Text: "Words of the trade", Anchor: "words"}}},
 		{ID: "use", ChapterPath: "guide/state", ChapterTitle: "Managing state", SectionHeading: "Updating state",
-			Text: "[Section: Updating state]\n\nEach reducer, selector, slice and thunk in the app touches the store. Write a reducer per slice and test each selector.",
+			Text:     "[Section: Updating state]\n\nEach reducer, selector, slice and thunk in the app touches the store. Write a reducer per slice and test each selector.",
 			Headings: []rag.Heading{{Level: 2, Text: "Updating state", Anchor: "updating"}}},
 	}
 	ans := newAnswerer(chunks)
