@@ -119,3 +119,51 @@ func termStems(term string) map[string]bool {
 	}
 	return s
 }
+
+// Entries: a definition list ("Selector" on a line, ": A function that
+// ..." on the next, as Markdown Extra, Pandoc and MkDocs write it) or a
+// table of terms and their meanings states each term's meaning as an
+// entry of its own, which answers "what is X?" as a glossary's entry
+// does (see definer).
+
+// definitionEntries splits a paragraph's lines into the entries of a
+// definition list, each its term's line and the lines of its meaning
+// (including further terms and meanings in one paragraph), or returns nil
+// for a paragraph that is not one.
+func definitionEntries(lines []string) []string {
+	if len(lines) < 2 || !isMeaningLine(lines[1]) || !isTermLine(lines[0]) {
+		return nil
+	}
+	var out []string
+	for i, l := range lines {
+		if i+1 < len(lines) && isTermLine(l) && isMeaningLine(lines[i+1]) || len(out) == 0 {
+			out = append(out, l)
+			continue
+		}
+		out[len(out)-1] += "\n" + l
+	}
+	return out
+}
+
+func isMeaningLine(l string) bool { return strings.HasPrefix(l, ": ") || strings.HasPrefix(l, ":\t") }
+
+// isTermLine reports a line short enough to be a term, that is no
+// sentence and no meaning line itself.
+func isTermLine(l string) bool {
+	return l != "" && len(l) <= 60 && !isMeaningLine(l) && !strings.ContainsAny(l[len(l)-1:], ".!?:")
+}
+
+// entryTerm returns the term a unit is the entry of, in a definition list
+// (see definitionEntries) or a table of terms and meanings (see
+// glossaryRow), as the book writes it; "" for any other unit.
+func entryTerm(u *unit) string {
+	switch u.kind {
+	case row:
+		return glossaryRow(u.text)
+	case sentence:
+		if term, _, ok := strings.Cut(u.text, "\n"); ok && isTermLine(term) && strings.HasPrefix(u.text[len(term)+1:], ":") {
+			return strings.Trim(term, "*_` ")
+		}
+	}
+	return ""
+}

@@ -41,8 +41,11 @@ type unit struct {
 	// unit's line breaks: fixed per unit, so worked out once when it is cut.
 	goal, summary bool
 	// asks marks a question put to the reader (see asksReader).
-	asks  bool
-	lines int
+	asks bool
+	// points marks a link that only points elsewhere (see pointsOnly):
+	// quoted with its section, never a candidate.
+	points bool
+	lines  int
 	// para numbers the paragraph a sentence or label comes from, from 1.
 	para int
 	// up is how many units back the list item that holds this unit
@@ -130,7 +133,12 @@ func definer(r reading, units []*unit, cands []candidate) *candidate {
 		// A glossary's entry is headed by its term and defined by its
 		// first line.
 		entry := u.glossary && (i == 0 || keyOf(units[i-1]) != keyOf(u)) && probeKey(headingTerm(u.heading.Text)) == termKey(r.focus.stems)
-		if definesFocus(u, r.focus) || entry {
+		// So is an entry of a definition list or of a table of terms.
+		listed := false
+		if t := entryTerm(u); t != "" {
+			listed = probeKey(t) == termKey(r.focus.stems)
+		}
+		if definesFocus(u, r.focus) || entry || listed {
 			defines[keyOf(u)] = true
 		}
 	}
@@ -200,7 +208,7 @@ func (ans *Answerer) prepare(question string, chunks []rag.ScoredChunk) (reading
 		return r, nil, nil
 	}
 	units := ans.unitsOf(chunks)
-	return r, units, ans.candidates(r, units, chunks)
+	return r, units, withQuantities(r, units, ans.candidates(r, units, chunks))
 }
 
 // best scores the candidates and returns the most probable, the first
@@ -326,11 +334,15 @@ type reading struct {
 	focus     focusTerm
 	hasFocus  bool
 	wantsList bool
+	// quantity marks a question that asks for an amount (see
+	// asksQuantity).
+	quantity bool
 }
 
 func readQuestion(q analysis.Query, question string) reading {
 	r := reading{question: question, q: q, sl: newSlots(&q), qnums: numbersIn(question), qstems: map[string]bool{},
-		wantsCode: asksForCode(question), want: answerTypeOf(question), wantsList: asksForList(question)}
+		wantsCode: asksForCode(question), want: answerTypeOf(question), wantsList: asksForList(question),
+		quantity: asksQuantity(question)}
 	for _, t := range q.Terms {
 		r.qstems[t.Stem] = true
 	}
@@ -460,7 +472,8 @@ const quoteBudget = 2000
 // while the quote stays within quoteBudget. A section is the book's own
 // unit of explanation, and the sentence that finishes an answer ("... and
 // the motor controllers need 1000 Hz") is often not the one that matched
-// best. A section within quoteBudget is quoted whole. A list or table is
+// best. A section within quoteBudget is quoted whole, and one whose prose
+// is within it, whole but for code that does not fit. A list or table is
 // quoted whole when it fits, else by its telling lines; the line that
 // introduces a quoted list or code block comes with it.
 func quoteSections(units []*unit, windows []window) []*unit {
@@ -482,6 +495,10 @@ func quoteSections(units []*unit, windows []window) []*unit {
 			for _, i := range section {
 				picked[units[i]] = true
 			}
+			continue
+		}
+		if n := proseChars(units, section, w); used+n <= quoteBudget {
+			used += n + quoteProse(units, section, w, picked, quoteBudget-used-n)
 			continue
 		}
 		used += finishWindow(units, section, w, picked, quoteBudget-used)
@@ -536,6 +553,40 @@ func quoteSections(units []*unit, windows []window) []*unit {
 		}
 	}
 	return sel
+}
+
+// proseChars counts the characters of a section's units (indices into
+// units, in order) but its code blocks outside window w.
+func proseChars(units []*unit, section []int, w window) int {
+	n := 0
+	for _, i := range section {
+		if units[i].kind != code || i >= w.from && i < w.to {
+			n += len(units[i].text)
+		}
+	}
+	return n
+}
+
+// quoteProse quotes a section whose prose fits the budget once its code
+// is left out: a long example does not crowd out the sentence after it
+// that answers ("This behaviour is called batching"). It adds to picked
+// the section's prose and the window, then its other code blocks in book
+// order while they fit in budget characters, and returns the characters
+// of that code.
+func quoteProse(units []*unit, section []int, w window, picked map[*unit]bool, budget int) int {
+	for _, i := range section {
+		if units[i].kind != code || i >= w.from && i < w.to {
+			picked[units[i]] = true
+		}
+	}
+	used := 0
+	for _, i := range section {
+		if u := units[i]; !picked[u] && used+len(u.text) <= budget {
+			used += len(u.text)
+			picked[u] = true
+		}
+	}
+	return used
 }
 
 // finishWindow adds to picked what completes window w within its section

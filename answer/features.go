@@ -320,6 +320,9 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 	inText := make([]bool, len(q.Terms))
 	related := make([]float64, len(q.Terms))
 	for i := range units {
+		if units[i].points {
+			continue
+		}
 		clear(best)
 		clear(inText)
 		clear(related)
@@ -328,7 +331,7 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 		codeLines, chars := 0, 0
 		for j := i; j < len(units) && j < i+maxWindow; j++ {
 			u := units[j]
-			if keyOf(u) != keyOf(units[i]) {
+			if keyOf(u) != keyOf(units[i]) || u.points {
 				break
 			}
 			for k, t := range q.Terms {

@@ -205,3 +205,80 @@ func TestQuoteOpensSectionAndListsSiblings(t *testing.T) {
 		}
 	}
 }
+
+// Code fenced inside a list item is a code block of its own, its lines
+// as written (not run on into the item's text), held by the item; and a
+// chunk that opens on the tail of a code block (another chunk's
+// overlap) quotes none of it, nor reads its closing fence as an
+// opening one that would swallow the next section.
+func TestCodeBlocksKeepTheirLinesAndBounds(t *testing.T) {
+	text := "[Section: Score it]\n\n## Fit it\n\n" +
+		"    0 1 1 0 0 1]\n    score: 0.74\n    ```\n\n" +
+		"## Score it\n\nA score table counts the right and wrong guesses of each class.\n\n" +
+		"1. Count them:\n   ```python\n   from tally import table\n   table(truth, guesses)\n   ```\n" +
+		"2. Read the table:\n\n    ```output\n    [[9, 1],\n     [2, 8]]\n    ```\n"
+	units := splitUnits(rag.Chunk{Text: text, SectionHeading: "Score it"})
+	var codes []*unit
+	for i, u := range units {
+		if strings.Contains(u.text, "0 1 1 0") || strings.Contains(u.text, "score: 0.74") {
+			t.Errorf("unit %d quotes the tail of the previous chunk's code: %q", i, u.text)
+		}
+		if u.heading.Text != "Score it" && u.heading.Text != "Fit it" {
+			t.Errorf("unit %d has heading %q", i, u.heading.Text)
+		}
+		if strings.Contains(u.text, "score table") && u.heading.Text != "Score it" {
+			t.Errorf("the Score it section's prose is under %q", u.heading.Text)
+		}
+		if u.kind == item && strings.Contains(u.text, "from tally") {
+			t.Errorf("the item runs on into its code: %q", u.text)
+		}
+		if u.kind == code {
+			codes = append(codes, u)
+			if u.up == 0 {
+				t.Errorf("code %q is not held by its list item", u.text)
+			}
+		}
+	}
+	want := []string{"```python\nfrom tally import table\ntable(truth, guesses)\n```", "```output\n[[9, 1],\n [2, 8]]\n```"}
+	if len(codes) != len(want) {
+		t.Fatalf("got %d code blocks, want %d: %+v", len(codes), len(want), codes)
+	}
+	for i, c := range codes {
+		if c.text != want[i] {
+			t.Errorf("code block %d = %q, want %q", i, c.text, want[i])
+		}
+	}
+}
+
+// A section whose long example comes before the sentence that answers
+// is quoted with that sentence: its code does not use up the quote's
+// budget before the prose that follows it.
+func TestLongCodeDoesNotCrowdOutTheAnswer(t *testing.T) {
+	var prog strings.Builder
+	prog.WriteString("```js\n")
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&prog, "counter.add(%d); // one more step of the example\n", i)
+	}
+	prog.WriteString("```")
+	text := "[Section: Grouped updates]\n\n## Grouped updates\n\n" +
+		"You might expect each call to add to the counter to redraw the page at once:\n\n" + prog.String() + "\n\n" +
+		strings.Repeat("The page keeps its old value while the handler runs. ", 6) + "\n\n" +
+		"Waiting for the handler to finish before redrawing is called grouping, and it keeps the page fast.\n"
+	units := splitUnits(rag.Chunk{Text: text, SectionHeading: "Grouped updates"})
+	if n := blockChars(units, func() []int {
+		var all []int
+		for i := range units {
+			all = append(all, i)
+		}
+		return all
+	}()); n <= quoteBudget {
+		t.Fatalf("the fixture's section has %d characters, within the budget of %d: it tests nothing", n, quoteBudget)
+	}
+	var b strings.Builder
+	for _, u := range quoteSections(units, []window{{from: 0, to: 1, score: 0.5}}) {
+		b.WriteString(u.text + "\n")
+	}
+	if !strings.Contains(b.String(), "is called grouping") {
+		t.Errorf("the quote stops before the sentence that answers:\n%s", b.String())
+	}
+}

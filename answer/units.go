@@ -65,11 +65,15 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 		u.terms = analysis.StemSet(u.text)
 		u.nums = numbersIn(u.text)
 		u.subject = subjectOf(u.text, cur.Text)
+		if t := entryTerm(u); t != "" {
+			u.subject = termStems(t)
+		}
 		u.defined = definedTerm(u)
 		u.idents = identifiersIn(u.text)
 		u.goal = goalHeading(cur.Text)
 		u.summary = summaryHeading(cur.Text)
 		u.asks = asksReader(u, cur.Text)
+		u.points = pointsOnly(u, cur.Text)
 		u.lines = strings.Count(u.text, "\n")
 		// The units under one heading share its credits; a unit with a
 		// lead gets a copy with the lead's words added.
@@ -98,6 +102,16 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 			return
 		}
 		owner := holder
+		if entries := definitionEntries(para); entries != nil {
+			// A definition list's entries ("Term" then ": meaning") are
+			// quoted as written, one paragraph each.
+			para = nil
+			for _, e := range entries {
+				nPara++
+				add(&unit{text: e, kind: sentence, para: nPara}, owner)
+			}
+			return
+		}
 		p := strings.Join(para, " ")
 		para = nil
 		nPara++
@@ -113,14 +127,22 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 		}
 	}
 	lines := strings.Split(text, "\n")
+	// A text that opens inside a code block (a chunk whose overlap began
+	// in the previous chunk's code) quotes none of that code's tail: its
+	// first fence closes the block, it opens none.
+	inCode := opensInCode(lines)
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
 		trimmed := strings.TrimSpace(line)
 		indent := len(line) - len(strings.TrimLeft(line, " \t"))
+		if inCode && !headingLine.MatchString(trimmed) {
+			inCode = !isFence(trimmed)
+			continue
+		}
 		switch {
 		case chunkHeader.MatchString(trimmed):
 			continue
-		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
+		case isFence(trimmed):
 			flushPara()
 			fence := trimmed[:3]
 			j := i + 1
@@ -128,7 +150,7 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 				j++
 			}
 			end := min(j, len(lines)-1)
-			add(&unit{text: strings.Join(lines[i:end+1], "\n"), kind: code, lead: lead}, within(indent))
+			add(&unit{text: dedent(lines[i:end+1], line[:indent]), kind: code, lead: lead}, within(indent))
 			i = end
 		case headingLine.MatchString(trimmed):
 			flushPara()
@@ -141,7 +163,9 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 		case itemLine.MatchString(line):
 			flushPara()
 			t := trimmed
-			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "  ") && !itemLine.MatchString(lines[i+1]) && strings.TrimSpace(lines[i+1]) != "" {
+			// An item's text runs on over its indented lines, up to the
+			// code it may hold, which keeps its own lines.
+			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "  ") && !itemLine.MatchString(lines[i+1]) && strings.TrimSpace(lines[i+1]) != "" && !isFence(strings.TrimSpace(lines[i+1])) {
 				i++
 				t += " " + strings.TrimSpace(lines[i])
 			}
@@ -179,6 +203,41 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 	}
 	flushPara()
 	return units
+}
+
+// isFence reports a line (trimmed) that opens or closes fenced code.
+func isFence(trimmed string) bool {
+	return strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")
+}
+
+// opensInCode reports a text that starts inside a code block: it holds
+// an odd number of fence lines and the first is a bare one, which closes
+// a block rather than opening one ("```python" only opens).
+func opensInCode(lines []string) bool {
+	n, first := 0, ""
+	for _, l := range lines {
+		if t := strings.TrimSpace(l); isFence(t) {
+			if n == 0 {
+				first = t
+			}
+			n++
+		}
+	}
+	return n%2 == 1 && (first == "```" || first == "~~~")
+}
+
+// dedent removes from a code block's lines the indentation of its
+// opening fence (code fenced inside a list item), so that the block
+// reads, and renders, as a block of its own with its lines as written.
+func dedent(lines []string, indent string) string {
+	if indent == "" {
+		return strings.Join(lines, "\n")
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.TrimPrefix(l, indent)
+	}
+	return strings.Join(out, "\n")
 }
 
 // headingFor finds a body heading among the chunk's headings, for its

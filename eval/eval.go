@@ -298,34 +298,113 @@ func missingTerm(answer string, terms []string) string {
 }
 
 // headingAnchor is the anchor a heading's source may end in: Docusaurus's
-// {#id} or Hugging Face doc-builder's [[id]].
-var headingAnchor = regexp.MustCompile(`\s*(?:\{#[^{}]*\}|\[\[[^\[\]\s]*\]\])\s*$`)
+// {#id}, MDX's {/*id*/} or Hugging Face doc-builder's [[id]].
+var headingAnchor = regexp.MustCompile(`\s*(?:\{#[^{}]*\}|\{/\*[^{}]*\*/\}|\[\[[^\[\]\s]*\]\])\s*$`)
+
+// emphasisMark is an underscore or asterisk that opens or closes
+// emphasis: one with no letter or digit on one side (_can_, *x*,
+// **bold**). An underscore inside a word (snake_case) is text.
+var emphasisMark = regexp.MustCompile(`\*+|(?:^|[^\pL\pN_])_+|_+(?:[^\pL\pN_]|$)`)
 
 // headingTag is an HTML tag in a heading's source (`<a name="x">`): the
 // site shows its text, not the tag.
 var headingTag = regexp.MustCompile(`</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>`)
 
 // normHeading compares headings as a reader sees them: without a
-// trailing anchor ({#id} or [[id]]), HTML tags, code-span backticks or bold marks,
-// case or extra space. The labels write a heading as its Markdown source
-// ("The `map()` method"), the chunker keeps its text ("The map() method").
+// trailing anchor ({#id}, {/*id*/} or [[id]]), HTML tags, code-span
+// backticks or emphasis marks, case or extra space. The labels write a
+// heading as its Markdown source ("The `map()` method", "What you _can_
+// do"), the chunker keeps its text ("The map() method", "What you can do").
 func normHeading(h string) string {
 	h = headingAnchor.ReplaceAllString(strings.TrimSpace(h), "")
 	h = headingTag.ReplaceAllString(h, "")
-	h = strings.NewReplacer("`", "", "**", "").Replace(h)
+	h = strings.ReplaceAll(h, "`", "")
+	h = emphasisMark.ReplaceAllStringFunc(h, func(m string) string { return strings.Trim(m, "_*") })
 	return strings.ToLower(strings.Join(strings.Fields(h), " "))
 }
 
-// hasGoldSource reports whether a source's chunk lies in the gold chapter
-// and the source's heading, or a heading the chunk holds, is the gold one.
+// hasGoldSource reports whether a source lies in the gold chapter and
+// cites the gold section: its heading is the gold one, or, as its chunk's
+// text shows, one holds the other (a "###" part of the gold "##"
+// section, or the "##" section whose part is gold). A source that only
+// shares a chunk with the gold section does not: a reader who follows
+// its link lands elsewhere, however much of the quote ran on into the
+// gold section.
 func hasGoldSource(q Question, sources []rag.Source, chunk func(string) (rag.Chunk, bool)) bool {
+	gold := normHeading(q.GoldHeading)
 	for _, s := range sources {
 		c, ok := chunk(s.ChunkID)
-		if !ok {
+		if !ok || c.ChapterPath != strings.TrimSpace(q.GoldChapter) {
 			continue
 		}
-		if holdsAnswer(q, c) || c.ChapterPath == strings.TrimSpace(q.GoldChapter) && normHeading(s.SectionHeading) == normHeading(q.GoldHeading) {
+		if cited := normHeading(s.SectionHeading); cited == gold || nested(outlineOf(c), cited, gold) {
 			return true
+		}
+	}
+	return false
+}
+
+// outlined is a heading of a chunk's outline, normalised (normHeading).
+type outlined struct {
+	level int
+	text  string
+}
+
+// markdownHeading is a heading line of a chunk's text.
+var markdownHeading = regexp.MustCompile(`^(#{1,6})\s+(.+?)\s*$`)
+
+// outlineOf lists a chunk's headings in the order its text sets them:
+// its section's first (a chunk that goes on with a section does not
+// repeat its heading), then every heading line. A line of fenced code is
+// never a heading ("# a comment").
+func outlineOf(c rag.Chunk) []outlined {
+	level := 2
+	for _, h := range c.Headings {
+		if normHeading(h.Text) == normHeading(c.SectionHeading) && h.Level > 0 {
+			level = h.Level
+			break
+		}
+	}
+	out := []outlined{{level, normHeading(c.SectionHeading)}}
+	fence := ""
+	for _, line := range strings.Split(c.Text, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case fence == "" && (strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~")):
+			fence = line[:3]
+		case fence != "":
+			if strings.HasPrefix(line, fence) {
+				fence = ""
+			}
+		default:
+			if m := markdownHeading.FindStringSubmatch(line); m != nil {
+				out = append(out, outlined{len(m[1]), normHeading(m[2])})
+			}
+		}
+	}
+	return out
+}
+
+// nested reports whether the outline sets heading b inside heading a
+// (before the next heading of a's level or above) or a inside b.
+func nested(outline []outlined, a, b string) bool {
+	for i, h := range outline {
+		if h.text != a {
+			continue
+		}
+		for j := i + 1; j < len(outline) && outline[j].level > h.level; j++ {
+			if outline[j].text == b {
+				return true
+			}
+		}
+		level := h.level
+		for j := i - 1; j >= 0 && level > 1; j-- {
+			if outline[j].level < level {
+				if outline[j].text == b {
+					return true
+				}
+				level = outline[j].level
+			}
 		}
 	}
 	return false

@@ -22,12 +22,20 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // chunks is the test book: c1 holds a section and one of its
-// sub-sections, c2 and c3 other sections.
+// sub-sections, c2 and c3 other sections; c4 ends the QoS section (its
+// overlap) and goes on into the Publishers section.
 var chunks = map[string]rag.Chunk{
 	"c1": {ID: "c1", ChapterPath: "module-1/sensors", SectionHeading: "IMU {#imu}",
-		Headings: []rag.Heading{{Level: 2, Text: "IMU {#imu}"}, {Level: 3, Text: "Drift"}}},
+		Headings: []rag.Heading{{Level: 2, Text: "IMU {#imu}"}, {Level: 3, Text: "Drift"}},
+		Text:     "## IMU {#imu}\n\nAn IMU measures motion.\n\n```python\n# a comment, not a heading\n```\n\n### Drift\n\nBias makes it drift."},
 	"c2": {ID: "c2", ChapterPath: "module-2/topics", SectionHeading: "QoS"},
 	"c3": {ID: "c3", ChapterPath: "module-2/topics", SectionHeading: "Publishers"},
+	"c4": {ID: "c4", ChapterPath: "module-2/topics", SectionHeading: "Publishers",
+		Headings: []rag.Heading{{Level: 2, Text: "Publishers"}, {Level: 2, Text: "QoS"}},
+		Text:     "## QoS\n\nKeep the last ten.\n\n## Publishers\n\nA publisher sends 10 cm drift."},
+	"c5": {ID: "c5", ChapterPath: "module-1/sensors", SectionHeading: "IMU {#imu}",
+		Headings: []rag.Heading{{Level: 2, Text: "IMU {#imu}"}, {Level: 3, Text: "Bias"}},
+		Text:     "[Section: IMU]\n\nIt goes on.\n\n### Bias\n\nBias grows 10 cm of drift."},
 }
 
 func lookup(id string) (rag.Chunk, bool) { c, ok := chunks[id]; return c, ok }
@@ -40,6 +48,12 @@ func reply(text string, ids ...string) rag.ChatResponse {
 		src = append(src, rag.Source{ChunkID: id, ChapterID: "ch-" + id, SectionHeading: chunks[id].SectionHeading, Score: 0.9 - 0.1*float64(i)})
 	}
 	return rag.ChatResponse{Answer: text, Sources: src}
+}
+
+// cite builds an answer citing one section of a chunk, as the extractive
+// generator cites the section each quoted passage comes from.
+func cite(text, id, heading string) rag.ChatResponse {
+	return rag.ChatResponse{Answer: text, Sources: []rag.Source{{ChunkID: id, ChapterID: "ch-" + id, SectionHeading: heading, Score: 0.9}}}
 }
 
 func refusal(reason rag.RefusalReason) rag.ChatResponse {
@@ -76,6 +90,8 @@ var (
 		GoldChapter: "module-1/sensors", GoldHeading: "IMU", AnswerTerms: []string{"10 cm | ten centimetres", "Drift"}}
 	qSub = Question{ID: "sub", Question: "What drifts?", Expect: "answer", Category: "definition",
 		GoldChapter: "module-1/sensors", GoldHeading: "drift {#drift}", AnswerTerms: []string{"bias"}}
+	qPub = Question{ID: "pub", Question: "How far?", Expect: "answer", Category: "factual",
+		GoldChapter: "module-2/topics", GoldHeading: "Publishers", AnswerTerms: []string{"10 cm"}}
 	qOff = Question{ID: "off", Question: "Best pasta?", Expect: "refuse", Category: "off_domain",
 		Reasons: []string{"empty_retrieval", "insufficient_context"}}
 	qOOS = Question{ID: "oos", Question: "How do I tune a PID?", Expect: "refuse", Category: "out_of_scope_pattern",
@@ -104,6 +120,10 @@ func TestScore(t *testing.T) {
 		{"gold among several sources", qAns, reply("10 cm drift", "c2", "c1"), true, ""},
 		{"gold via source heading, anchor removed", other, reply("10 cm drift", "c3"), true, ""},
 		{"gold via the chunk's sub-heading", qSub, reply("BIAS", "c1"), true, ""},
+		{"a section the gold one follows in its chunk", qPub, cite("10 cm drift", "c4", "QoS"), false, "no source at module-2/topics › Publishers (got: module-2/topics › QoS)"},
+		{"the gold section in a chunk that opens on another", qPub, cite("10 cm drift", "c4", "Publishers"), true, ""},
+		{"a part of the gold section", qAns, cite("10 cm drift", "c1", "Drift"), true, ""},
+		{"a part of the gold section its chunk goes on with", qAns, cite("10 cm drift", "c5", "Bias"), true, ""},
 		{"right heading, wrong chapter", other, reply("10 cm drift", "c1"), false, "no source at module-2/topics › Publishers (got: module-1/sensors › IMU {#imu})"},
 		{"wrong source", qAns, reply("10 cm drift", "c2"), false, "no source at module-1/sensors › IMU (got: module-2/topics › QoS)"},
 		{"unknown chunk", qAns, reply("10 cm drift", "zz"), false, "no source at module-1/sensors › IMU (got: ch-zz (chunk zz unknown) › )"},
@@ -486,6 +506,10 @@ func TestNormHeadingMatchesAcrossDialects(t *testing.T) {
 		{"From `Dataset`s to `DataFrame`s and back", "From Datasets to DataFrames and back"},
 		{"**Bold**  heading", "bold heading"},
 		{"<a name=\"Pauc\">`Pauc`</a>: paucal number", "Pauc: paucal number"},
+		{"What you _can_ do", "What you can do"},
+		{"A *very* __strong__ ***case***", "a very strong case"},
+		{"Adding interactivity {/*adding-interactivity*/}", "Adding interactivity"},
+		{"`snake_case` names", "snake_case names"},
 	}
 	for _, tt := range tests {
 		if normHeading(tt.gold) != normHeading(tt.chunk) {

@@ -335,3 +335,37 @@ func BenchmarkLoadSharedTextbook(b *testing.B) {
 		}
 	}
 }
+
+// A section that ends in a list item holding fenced code gives the next
+// chunk no overlap from inside the code: a chunk that opened on the
+// code's last lines would take their closing fence for an opening one,
+// and read the next section's heading as code.
+func TestOverlapNeverOpensInsideCode(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# Fit\n\n## Train the model\n\n")
+	b.WriteString(strings.Repeat("Training turns labelled rows into weights that predict a class. ", 30) + "\n\n")
+	b.WriteString("1. Fit it and print the report:\n\n    ```python\n    model.fit(rows, labels)\n    ```\n\n    The report:\n\n    ```output\n")
+	for i := 0; i < 12; i++ {
+		b.WriteString("    0 1 0 0 1 1 0 1 0 0 0 1 0 1 0 0 1 1 0 1\n")
+	}
+	b.WriteString("    ```\n\n## Read the errors\n\n")
+	b.WriteString(strings.Repeat("A table of errors counts each wrong class against the right one. ", 30) + "\n")
+	_, chunks := load(t, fstest.MapFS{"fit.md": {Data: []byte(b.String())}}, DefaultOptions())
+	if len(chunks) < 2 {
+		t.Fatalf("got %d chunks, want the two sections apart", len(chunks))
+	}
+	for i, c := range chunks {
+		fences := 0
+		for _, line := range strings.Split(c.Text, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "```") {
+				fences++
+			}
+		}
+		if fences%2 != 0 {
+			t.Errorf("chunk %d holds %d fence lines, a code block cut open:\n%s", i, fences, c.Text)
+		}
+		if strings.HasPrefix(strings.TrimSpace(strings.SplitN(strings.SplitN(c.Text, "]\n\n", 2)[1], "\n## ", 2)[0]), "0 1") {
+			t.Errorf("chunk %d opens on code output:\n%s", i, c.Text)
+		}
+	}
+}

@@ -148,7 +148,13 @@ func tail(p piece, n int) (string, *rag.Heading) {
 	// A table or list keeps whole lines; prose keeps whole sentences.
 	var units []string
 	if len(lines) > 1 {
-		units = lines
+		// A list item may hold fenced code: the overlap starts after
+		// its last fence, so that the next chunk never opens inside a
+		// code block (and takes its closing fence for an opening one).
+		units = lines[afterLastFence(lines):]
+		if len(units) == 0 {
+			return "", nil
+		}
 	} else {
 		units = sentences(last.text)
 	}
@@ -170,6 +176,17 @@ func tail(p piece, n int) (string, *rag.Heading) {
 		sep = "\n"
 	}
 	return strings.Join(picked, sep), head
+}
+
+// afterLastFence returns the index of the line after a text's last code
+// fence line, 0 when it has none.
+func afterLastFence(lines []string) int {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if t := strings.TrimSpace(lines[i]); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // sentences splits prose after ". ", "! " and "? ".
