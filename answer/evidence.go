@@ -76,12 +76,6 @@ const (
 // few selections to fit one, and the refusal spec asks for a plain
 // "does the selection hold the answer" check.
 const (
-	// minSelected: the best window (up to three consecutive units) must
-	// hold this share of the question's information, counting the words
-	// around it at the credits below, and state two of the question's
-	// words itself: "not merely a shared word".
-	minSelected = 0.45
-
 	headingCredit = 0.7
 	sectionCredit = 0.5
 	leadCredit    = 0.7
@@ -335,14 +329,15 @@ type reading struct {
 	hasFocus  bool
 	wantsList bool
 	// quantity marks a question that asks for an amount (see
-	// asksQuantity).
-	quantity bool
+	// asksQuantity), year one that asks for a year or a date
+	// (yearQuestion).
+	quantity, year bool
 }
 
 func readQuestion(q analysis.Query, question string) reading {
 	r := reading{question: question, q: q, sl: newSlots(&q), qnums: numbersIn(question), qstems: map[string]bool{},
 		wantsCode: asksForCode(question), want: answerTypeOf(question), wantsList: asksForList(question),
-		quantity: asksQuantity(question)}
+		quantity: asksQuantity(question), year: yearQuestion.MatchString(question)}
 	for _, t := range q.Terms {
 		r.qstems[t.Stem] = true
 	}
@@ -413,11 +408,14 @@ func (r reading) scoreUnits(units []*unit) unitFacts {
 	return f
 }
 
-// selectionAnswers reports whether a window of a reader's selection holds
-// the answer: most of the question's information, counting the words
-// around it at their credits, and two of the question's words itself.
-func selectionAnswers(q analysis.Query, question string, units []*unit) bool {
+// selectionScore is the best score of a window (up to three consecutive
+// units) of a reader's selection: its share of the question's
+// information, counting the words around it at the credits above, for a
+// window that states two of the question's words itself ("not merely a
+// shared word") and the answer's type; 0 when no window does.
+func selectionScore(q analysis.Query, question string, units []*unit) float64 {
 	r := readQuestion(q, question)
+	best := 0.0
 	f := r.scoreUnits(units)
 	win := make([]float64, len(r.sl.stems))
 	for i := range units {
@@ -450,12 +448,12 @@ func selectionAnswers(q analysis.Query, question string, units []*unit) bool {
 					shared++
 				}
 			}
-			if sc >= minSelected && shared >= min(2, len(r.q.Terms)) {
-				return true
+			if shared >= min(2, len(r.q.Terms)) {
+				best = max(best, sc)
 			}
 		}
 	}
-	return false
+	return best
 }
 
 // quoteBudget bounds, in characters, what is quoted of one section beyond

@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -80,17 +81,32 @@ func TestEvidence(t *testing.T) {
 	}
 }
 
+// A selection that holds the answer scores above one that shares a word
+// with the question or none, and SelectedEvidence answers from it exactly
+// when its score reaches the model's fitted threshold.
 func TestSelectedEvidence(t *testing.T) {
 	ans := newAnswerer(testChunks)
 	sel := "- **stamp**: when the data was captured (not when it was published)\n- **frame_id**: the coordinate frame of the data"
-	if ps := ans.SelectedEvidence("Is the stamp the time the message was published?", sel); len(ps) == 0 {
-		t.Error("the selection holds the answer but was judged insufficient")
+	q := "Is the stamp the time the message was published?"
+	holds, ps := ans.SelectionScore(q, sel)
+	if holds <= 0 || len(ps) == 0 || !strings.Contains(ps[0].Text, "captured") {
+		t.Fatalf("the selection holds the answer but scores %v with %d passages", holds, len(ps))
 	}
-	if ps := ans.SelectedEvidence("How does a LiDAR measure distance?", sel); len(ps) != 0 {
-		t.Errorf("the selection says nothing about LiDAR but gave %q", ps[0].Text)
+	if other, _ := ans.SelectionScore("How does a LiDAR measure distance?", sel); other >= holds {
+		t.Errorf("a selection that says nothing about LiDAR scores %v, the answering one %v", other, holds)
 	}
-	if ps := ans.SelectedEvidence("What frame is the data in?", "The data."); len(ps) != 0 {
-		t.Error("a shared word was taken as an answer")
+	if shared, ps := ans.SelectionScore("What frame is the data in?", "The data."); shared != 0 || ps != nil {
+		t.Errorf("a shared word was taken as an answer: score %v", shared)
+	}
+	m := *ans.model
+	m.SelectedThreshold = holds
+	ans.SetModel(&m)
+	if len(ans.SelectedEvidence(q, sel)) == 0 {
+		t.Error("a selection scoring the threshold was judged insufficient")
+	}
+	m.SelectedThreshold = math.Nextafter(holds, 2)
+	if ps := ans.SelectedEvidence(q, sel); len(ps) != 0 {
+		t.Error("a selection scoring below the threshold was answered from")
 	}
 }
 

@@ -39,6 +39,11 @@ type Model struct {
 	// quoted: chosen in leave-one-field-out cross-validation so that wrong
 	// answers stay within the fit's budget.
 	Threshold float64 `json:"threshold"`
+	// SelectedThreshold is the score (Answerer.SelectionScore) a reader's
+	// selection must reach to answer a question from it: chosen by the
+	// fit to score best on the labelled selections (+1 right, 0 refused
+	// when it holds the answer, -1 wrong).
+	SelectedThreshold float64 `json:"selected_threshold"`
 	// Fit records what the model was fitted on, for the README.
 	Fit FitInfo `json:"fit"`
 }
@@ -81,7 +86,7 @@ func DefaultModel() *Model {
 		return m
 	}
 	m := ZeroModel()
-	m.Threshold = 1
+	m.Threshold, m.SelectedThreshold = 1, 1
 	return m
 }
 
@@ -131,6 +136,9 @@ func (m *Model) Validate() error {
 	if m.Threshold < 0 || m.Threshold > 1 {
 		return fmt.Errorf("model threshold %v is not a probability", m.Threshold)
 	}
+	if m.SelectedThreshold <= 0 || m.SelectedThreshold > 1 {
+		return fmt.Errorf("model selected-text threshold %v is not in (0, 1]: refit with `textbook-rag fit`", m.SelectedThreshold)
+	}
 	return nil
 }
 
@@ -172,7 +180,7 @@ func FeatureNames() []string {
 // starting point of a fit, whose features and labels do not depend on
 // the model.
 func ZeroModel() *Model {
-	m := &Model{Features: FeatureNames(), Mean: make([]float64, nFeatures), Scale: make([]float64, nFeatures), Weights: make([]float64, nFeatures), Threshold: 0.5}
+	m := &Model{Features: FeatureNames(), Mean: make([]float64, nFeatures), Scale: make([]float64, nFeatures), Weights: make([]float64, nFeatures), Threshold: 0.5, SelectedThreshold: 0.5}
 	for i := range m.Scale {
 		m.Scale[i] = 1
 	}

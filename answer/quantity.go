@@ -47,16 +47,30 @@ func statesQuantity(nums, qnums map[string]bool, text string) bool {
 	return false
 }
 
+// yearQuestion matches a question that asks for a year or a date in so
+// many words ("in what year", "which year", "on what date").
+var yearQuestion = regexp.MustCompile(`(?i)\b(?:what|which)\s+(?:year|date)\b`)
+
+// yearRE matches what answers "in what year": a year of the last two
+// millennia, one before the common era, or a month.
+var yearRE = regexp.MustCompile(`(?i)\b(?:1\d{3}|20\d{2})\b|\b\d+\s*(?:BCE|BC|CE|AD)\b|\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b`)
+
 // withQuantities keeps, for a question that asks for an amount, the
-// candidates whose section (within its chunk) states one; it returns
-// the candidates unchanged for any other question.
+// candidates whose section (within its chunk) states one, and for a
+// question that asks for a year or a date, those whose section states
+// one (yearRE); it returns the candidates unchanged for any other
+// question. A passage without the kind of fact asked for cannot answer,
+// however well its words match.
 func withQuantities(r reading, units []*unit, cands []candidate) []candidate {
-	if !r.quantity {
+	if !r.quantity && !r.year {
 		return cands
 	}
 	states := map[sectionKey]bool{}
 	for _, u := range units {
-		if !states[keyOf(u)] && statesQuantity(u.nums, r.qnums, u.text) {
+		if states[keyOf(u)] {
+			continue
+		}
+		if (!r.quantity || statesQuantity(u.nums, r.qnums, u.text)) && (!r.year || yearRE.MatchString(u.text)) {
 			states[keyOf(u)] = true
 		}
 	}

@@ -11,11 +11,27 @@ import (
 
 // SelectedEvidence returns the passages of a reader's selection that
 // answer the question, or nil when the selection does not hold the
-// answer (a shared word is not enough). A question about the selection as
+// answer (a shared word is not enough): its score (SelectionScore) must
+// reach the model's SelectedThreshold. A question about the selection as
 // a whole ("What does this mean?", "Summarise this") gets all of it; any
 // other question gets the sentences, items, rows and code that answer it.
 // Passages keep the reader's paragraphs and lines.
 func (ans *Answerer) SelectedEvidence(question, selected string) []rag.Passage {
+	score, passages := ans.SelectionScore(question, selected)
+	if score < ans.model.SelectedThreshold {
+		return nil
+	}
+	return passages
+}
+
+// SelectionScore says how well a reader's selection answers the
+// question, from 0 (no part of it holds two of the question's words with
+// the answer's type) to 1, with the passages it would quote: the best
+// window's share of the question's information, counting the selection
+// around it (see selectionScore). A question that only points at the
+// selection scores 1 and gets all of it. The fit chooses the threshold
+// on these scores.
+func (ans *Answerer) SelectionScore(question, selected string) (float64, []rag.Passage) {
 	q := ans.withoutPointers(ans.book.Analyze(question), question)
 	text := readerLines(selected)
 	// The reader chose the whole selection, so all of it is context for
@@ -24,15 +40,13 @@ func (ans *Answerer) SelectedEvidence(question, selected string) []rag.Passage {
 	if len(q.Terms) == 0 {
 		// Nothing but words pointing at the selection: it is the subject,
 		// so it is the evidence, all of it.
-		return selectionPassages(units)
+		return 1, selectionPassages(units)
 	}
-	// Whether the selection answers is judged on it as a whole: a
-	// passage must hold most of the question's information, counting
-	// the selection around it, and two of its words itself.
-	if !selectionAnswers(q, question, units) {
-		return nil
+	score := selectionScore(q, question, units)
+	if score == 0 {
+		return 0, nil
 	}
-	return selectionPassages(answeringSpan(q, units))
+	return score, selectionPassages(answeringSpan(q, units))
 }
 
 // anchorShare: a block of the selection anchors the answer when it holds

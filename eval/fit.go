@@ -111,6 +111,21 @@ type Labelled struct {
 	// wrong-answer budget.
 	Questions int
 	Asked     []Asked
+	// Selected are the book's questions about a reader's selection, with
+	// the score the answerer gives the selection (answer.SelectionScore):
+	// the fit chooses the selected-text threshold on them.
+	Selected []Selection
+}
+
+// Selection is one labelled question about a reader's selection.
+type Selection struct {
+	ID    string
+	Score float64
+	// Correct: answering from the selection would be scored right (never
+	// for a question that must be refused).
+	Correct bool
+	// Refuse: the question must be refused.
+	Refuse bool
 }
 
 // Asked is one question that reached the answerer.
@@ -163,6 +178,11 @@ func Collect(ctx context.Context, book string, t *tutor.Tutor, ans *answer.Answe
 	out := &Labelled{Book: book, Questions: len(qs)}
 	for _, q := range qs {
 		if q.SelectedText != "" {
+			sel, err := labelSelection(ctx, ans, q)
+			if err != nil {
+				return nil, err
+			}
+			out.Selected = append(out.Selected, sel)
 			continue
 		}
 		rec.hit, rec.seen = false, nil
@@ -196,6 +216,22 @@ func Collect(ctx context.Context, book string, t *tutor.Tutor, ans *answer.Answe
 		out.Asked = append(out.Asked, a)
 	}
 	return out, nil
+}
+
+// labelSelection scores a question's selection and labels answering it
+// as eval would score the tutor's answer from it.
+func labelSelection(ctx context.Context, ans *answer.Answerer, q Question) (Selection, error) {
+	score, passages := ans.SelectionScore(q.Question, q.SelectedText)
+	sel := Selection{ID: q.ID, Score: score, Refuse: q.Expect != "answer"}
+	if sel.Refuse || len(passages) == 0 {
+		return sel, nil
+	}
+	g, err := extractive.Generator{}.Generate(ctx, rag.GenerateRequest{Question: q.Question, Evidence: passages}, nil)
+	if err != nil {
+		return sel, fmt.Errorf("%s: %w", q.ID, err)
+	}
+	sel.Correct = missingTerm(g.Text, q.AnswerTerms) == ""
+	return sel, nil
 }
 
 // FitOptions are the fit's two settings; DefaultFitOptions has their
@@ -277,6 +313,7 @@ func Fit(books []*Labelled, opt FitOptions) (*answer.Model, error) {
 		return nil, err
 	}
 	m.Threshold = threshold(picks, budget)
+	m.SelectedThreshold = selectedThreshold(books)
 	m.Fit.L2, m.Fit.WrongBudget = l2, opt.WrongBudget
 	for _, b := range books {
 		m.Fit.Books = append(m.Fit.Books, b.Book)
@@ -428,6 +465,57 @@ func picksOf(m *answer.Model, b *Labelled) []pick {
 		out = append(out, pick{p: p, correct: a.Correct[best]})
 	}
 	return out
+}
+
+// selectedThreshold is the selection score at and above which a reader's
+// selection is answered from: the one under which the labelled
+// selections score best (+1 for a right answer or a right refusal, 0 for
+// refusing a selection that holds the answer, -1 for a wrong answer, as
+// eval's CRAG score counts), the higher on a tie. It lies halfway
+// between the lowest score answered and the next below. Without labelled
+// selections it is ZeroModel's.
+func selectedThreshold(books []*Labelled) float64 {
+	var sels []Selection
+	for _, b := range books {
+		sels = append(sels, b.Selected...)
+	}
+	if len(sels) == 0 {
+		return answer.ZeroModel().SelectedThreshold
+	}
+	// Answering at the lowest candidate t answers every selection scoring
+	// t or more; the candidates run down from 1.
+	scores := []float64{1}
+	for _, s := range sels {
+		if s.Score > 0 {
+			scores = append(scores, s.Score)
+		}
+	}
+	slices.Sort(scores)
+	scores = slices.Compact(scores)
+	slices.Reverse(scores)
+	best, bestScore := 1.0, math.Inf(-1)
+	for _, t := range scores {
+		score := 0
+		for _, s := range sels {
+			switch answered := s.Score >= t; {
+			case answered && s.Correct, !answered && s.Refuse:
+				score++
+			case answered:
+				score--
+			}
+		}
+		if float64(score) > bestScore {
+			best, bestScore = t, float64(score)
+		}
+	}
+	lower := 0.0
+	for _, t := range scores {
+		if t < best {
+			lower = t
+			break
+		}
+	}
+	return (best + lower) / 2
 }
 
 // threshold is the lowest probability that keeps the wrong answers among

@@ -189,3 +189,30 @@ func TestFitIsReproducibleAndLearns(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// The selected-text threshold is the one under which the labelled
+// selections score best (+1 right, 0 refused, -1 wrong), halfway down to
+// the next score.
+func TestSelectedThreshold(t *testing.T) {
+	tests := []struct {
+		name string
+		sels []Selection
+		want float64
+	}{
+		{"none labelled", nil, answer.ZeroModel().SelectedThreshold},
+		{"answers above, refusals below", []Selection{
+			{Score: 0.9, Correct: true}, {Score: 0.7, Correct: true},
+			{Score: 0.5, Refuse: true}, {Score: 0.3, Refuse: true},
+		}, 0.6},
+		{"a wrong answer at 0.8 costs more than the right one at 0.6 gains", []Selection{
+			{Score: 0.95, Correct: true}, {Score: 0.8, Refuse: true}, {Score: 0.8, Refuse: true}, {Score: 0.6, Correct: true},
+		}, 0.875},
+		{"the lowest right answer answered", []Selection{{Score: 0.4, Correct: true}, {Score: 0, Refuse: true}}, 0.2},
+	}
+	for _, tt := range tests {
+		got := selectedThreshold([]*Labelled{{Selected: tt.sels}})
+		if math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("%s: threshold %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
