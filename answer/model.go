@@ -42,7 +42,7 @@ type Model struct {
 	// SelectedThreshold is the score (Answerer.SelectionScore) a reader's
 	// selection must reach to answer a question from it: chosen by the
 	// fit to score best on the labelled selections (+1 right, 0 refused
-	// when it holds the answer, -1 wrong).
+	// when it holds the answer, -2 wrong: see eval's wrongCost).
 	SelectedThreshold float64 `json:"selected_threshold"`
 	// Fit records what the model was fitted on, for the README.
 	Fit FitInfo `json:"fit"`
