@@ -19,7 +19,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	linkLimit := widgetLinks
 	opt := eval.DefaultFitOptions()
 	f.fs.StringVar(&questions, "questions", "", "question file (JSON Lines, see ../shared/eval/FORMAT.md)")
-	f.fs.StringVar(&books, "books", "", "leave-one-book-out over a books.tsv: each book evaluated with a model fitted on the others")
+	f.fs.StringVar(&books, "books", "", "leave-one-book-out over a books.tsv, each book evaluated with a model fitted on the others, then leave-one-field-out by the fields.tsv beside it")
 	f.fs.Float64Var(&opt.L2, "l2", opt.L2, "with --books: L2 regularisation of each fit; 0 = chosen in cross-validation")
 	f.fs.Float64Var(&opt.WrongBudget, "wrong-budget", opt.WrongBudget, "with --books: each fit's wrong-answer budget")
 	f.fs.BoolVar(&opt.ByBook, "threshold-by-book", opt.ByBook, "with --books: each fit chooses its threshold on leave-one-book-out rather than leave-one-field-out predictions")

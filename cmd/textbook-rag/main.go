@@ -29,7 +29,7 @@ Usage:
   textbook-rag ingest    [--docs DIR] [--data DIR]
   textbook-rag ask       [--docs DIR] [--data DIR [--book NAME]] [--selected-text TEXT] [--session-id UUID] [--json] "QUESTION"
   textbook-rag eval      [--docs DIR] --questions FILE [--json] [--verbose]
-  textbook-rag eval      --books BOOKS.tsv [--verbose]   (leave-one-book-out)
+  textbook-rag eval      --books BOOKS.tsv [--verbose]   (leave-one-book-out and leave-one-field-out)
   textbook-rag fit       --books BOOKS.tsv [--out answer/model.json]
   textbook-rag serve     [--docs DIR] [--data DIR] [--addr :8001]
   textbook-rag calibrate [--docs DIR] --questions FILE
