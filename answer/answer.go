@@ -14,6 +14,7 @@
 package answer
 
 import (
+	"runtime"
 	"sync"
 
 	"github.com/textbook-rag/rag/analysis"
@@ -41,8 +42,22 @@ type Answerer struct {
 // with the embedded model.
 func New(book *analysis.Book) *Answerer {
 	ans := &Answerer{book: book, units: map[string][]*unit{}, headingStems: map[string]map[string]bool{}, model: DefaultModel()}
-	for _, c := range book.Chunks() {
-		ans.units[c.ID] = splitUnits(c)
+	chunks := book.Chunks()
+	// Splitting is most of the cost of opening a book (a second for a
+	// thousand chunks) and each chunk's is its own, so the cores share it.
+	units := make([][]*unit, len(chunks))
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(chunks); i += workers {
+				units[i] = splitUnits(chunks[i])
+			}
+		})
+	}
+	wg.Wait()
+	for i, c := range chunks {
+		ans.units[c.ID] = units[i]
 		for _, u := range ans.units[c.ID] {
 			if _, ok := ans.headingStems[u.heading.Text]; !ok {
 				ans.headingStems[u.heading.Text] = analysis.StemSet(u.heading.Text)

@@ -134,16 +134,33 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (rag.Book, []rag.Chunk,
 		book.Modules = append(book.Modules, rag.Module{ID: m.ID, Title: m.Title})
 		moduleTitle[m.ID] = m.Title
 	}
+	// Each chapter is parsed and chunked on its own (counting tokens is
+	// most of the cost), so the cores share the chapters; the chunks and
+	// the progress still come in the book's order.
+	perChapter := make([][]rag.Chunk, len(t.Chapters))
+	done := make([]chan struct{}, len(t.Chapters))
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	workers := runtime.GOMAXPROCS(0)
+	for w := range workers {
+		go func() {
+			for i := w; i < len(t.Chapters); i += workers {
+				c := t.Chapters[i]
+				if ch := parseChapter(ctx, c); ch != nil && ctx.Err() == nil {
+					perChapter[i] = ch.chunks(ctx, moduleTitle[c.ModuleID], opts)
+				}
+				close(done[i])
+			}
+		}()
+	}
 	var chunks []rag.Chunk
 	for i, c := range t.Chapters {
+		<-done[i]
 		if err := ctx.Err(); err != nil {
 			return rag.Book{}, nil, err
 		}
-		ch := parseChapter(ctx, c)
-		if ch == nil {
-			return rag.Book{}, nil, ctx.Err()
-		}
-		chunks = append(chunks, ch.chunks(ctx, moduleTitle[c.ModuleID], opts)...)
+		chunks = append(chunks, perChapter[i]...)
 		if opts.Chunked != nil {
 			opts.Chunked(len(chunks))
 		}
