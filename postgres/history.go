@@ -55,6 +55,21 @@ const DefaultConnectTimeout = 10 * time.Second
 // parameter bounds the number of connections (pgxpool's default: the
 // larger of 4 and the number of CPUs).
 func Open(ctx context.Context, databaseURL string) (*History, error) {
+	p, err := connect(ctx, databaseURL)
+	if err != nil {
+		return nil, err
+	}
+	h := &History{pool: &pool{p: p}}
+	if err := h.migrate(ctx); err != nil {
+		h.Close()
+		return nil, fmt.Errorf("open postgres history: %w", err)
+	}
+	return h, nil
+}
+
+// connect opens a pgx pool on databaseURL, with DefaultConnectTimeout
+// unless the URL sets one.
+func connect(ctx context.Context, databaseURL string) (*pgxpool.Pool, error) {
 	config, err := pgxpool.ParseConfig(databaseURL)
 	if err != nil {
 		// pgx keeps passwords out of its parse errors.
@@ -67,12 +82,7 @@ func Open(ctx context.Context, databaseURL string) (*History, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open postgres history: %w", err)
 	}
-	h := &History{pool: &pool{p: p}}
-	if err := h.migrate(ctx); err != nil {
-		h.Close()
-		return nil, fmt.Errorf("open postgres history: %w", err)
-	}
-	return h, nil
+	return p, nil
 }
 
 // ErrNoSchema is returned by OpenReader when the database does not hold
@@ -84,16 +94,9 @@ var ErrNoSchema = errors.New("the database holds no chat history of this version
 // History.Book), writing nothing: it never migrates, and a database
 // without the current schema is ErrNoSchema.
 func OpenReader(ctx context.Context, databaseURL, book string) (*History, error) {
-	config, err := pgxpool.ParseConfig(databaseURL)
+	p, err := connect(ctx, databaseURL)
 	if err != nil {
-		return nil, fmt.Errorf("open postgres history: %w", err)
-	}
-	if config.ConnConfig.ConnectTimeout == 0 {
-		config.ConnConfig.ConnectTimeout = DefaultConnectTimeout
-	}
-	p, err := pgxpool.NewWithConfig(ctx, config)
-	if err != nil {
-		return nil, fmt.Errorf("open postgres history: %w", err)
+		return nil, err
 	}
 	h := &History{pool: &pool{p: p}, Book: book}
 	if err := h.checkSchema(ctx); err != nil {
