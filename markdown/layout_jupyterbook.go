@@ -97,11 +97,8 @@ func jbEntries(n *yaml.Node, depth int) ([]tocEntry, error) {
 	if n == nil {
 		return nil, nil
 	}
-	if n.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("line %d: a list of pages is %s, want a list", n.Line, yamlKind(n))
-	}
-	if depth > maxTocDepth {
-		return nil, fmt.Errorf("line %d: sections nested deeper than %d levels", n.Line, maxTocDepth)
+	if err := tocList(n, "a list of pages", "a list", "sections", depth); err != nil {
+		return nil, err
 	}
 	var out []tocEntry
 	for _, item := range n.Content {

@@ -81,11 +81,8 @@ func hasFolder(pages []string, dir string) bool {
 // (a section) or {Title: https://…} (a link, no page), paths under
 // docs_dir.
 func mkDocsNav(n *yaml.Node, base string, depth int) ([]tocEntry, error) {
-	if n.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("line %d: nav is %s, want a list", n.Line, yamlKind(n))
-	}
-	if depth > maxTocDepth {
-		return nil, fmt.Errorf("line %d: sections nested deeper than %d levels", n.Line, maxTocDepth)
+	if err := tocList(n, "nav", "a list", "sections", depth); err != nil {
+		return nil, err
 	}
 	var out []tocEntry
 	for _, item := range n.Content {

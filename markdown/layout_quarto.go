@@ -60,11 +60,8 @@ func quartoChapters(n *yaml.Node, depth int) ([]tocEntry, error) {
 	if n == nil {
 		return nil, nil
 	}
-	if n.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("line %d: chapters is %s, want a list", n.Line, yamlKind(n))
-	}
-	if depth > maxTocDepth {
-		return nil, fmt.Errorf("line %d: parts nested deeper than %d levels", n.Line, maxTocDepth)
+	if err := tocList(n, "chapters", "a list", "parts", depth); err != nil {
+		return nil, err
 	}
 	var out []tocEntry
 	for _, item := range n.Content {

@@ -219,12 +219,22 @@ func parseToctree(b []byte) ([]tocEntry, error) {
 	return toctreeList(doc.Content[0], "the file", 0)
 }
 
-func toctreeList(n *yaml.Node, what string, depth int) ([]tocEntry, error) {
+// tocList checks a table of contents' list (the what, a list of want) and
+// its depth: a sequence, holding entries (of a kind) nested no deeper than
+// maxTocDepth.
+func tocList(n *yaml.Node, what, want, entries string, depth int) error {
 	if n.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("line %d: %s is %s, want a list of sections", n.Line, what, yamlKind(n))
+		return fmt.Errorf("line %d: %s is %s, want %s", n.Line, what, yamlKind(n), want)
 	}
 	if depth > maxTocDepth {
-		return nil, fmt.Errorf("line %d: sections nested deeper than %d levels", n.Line, maxTocDepth)
+		return fmt.Errorf("line %d: %s nested deeper than %d levels", n.Line, entries, maxTocDepth)
+	}
+	return nil
+}
+
+func toctreeList(n *yaml.Node, what string, depth int) ([]tocEntry, error) {
+	if err := tocList(n, what, "a list of sections", "sections", depth); err != nil {
+		return nil, err
 	}
 	var out []tocEntry
 	for _, item := range n.Content {
