@@ -211,30 +211,22 @@ func (ans *Answerer) best(cands []candidate) *candidate {
 	if len(cands) == 0 {
 		return nil
 	}
-	probs := ans.score(cands)
-	groups := make([]string, len(cands))
 	xs := make([][]float64, len(cands))
+	groups := make([]string, len(cands))
 	for i, c := range cands {
-		groups[i], xs[i] = c.group, c.x
+		xs[i], groups[i] = c.x, c.group
+	}
+	// Each candidate keeps its own probability under the model (the
+	// definitions rule and --explain read it); the pick is judged with
+	// the members too.
+	probs := ans.model.Probs(xs)
+	for i := range cands {
+		cands[i].p = probs[i]
 	}
 	i, p := ans.model.Pick(xs, probs, groups)
 	best := cands[i]
 	best.p = p
 	return &best
-}
-
-// score sets each candidate's probability under the model and returns
-// them.
-func (ans *Answerer) score(cands []candidate) []float64 {
-	xs := make([][]float64, len(cands))
-	for i, c := range cands {
-		xs[i] = c.x
-	}
-	probs := ans.model.Probs(xs)
-	for i := range cands {
-		cands[i].p = probs[i]
-	}
-	return probs
 }
 
 // Pick chooses what to quote from candidates' probabilities: the section
