@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"html"
 	"regexp"
 	"strings"
 )
@@ -17,8 +18,8 @@ import (
 //   - MyST (Jupyter Book): ```` ```{note} ```` and `:::{note}` directives
 //     are text (their `:option:` lines go), ```` ```{code-cell} python ````
 //     is a code block; `{role}`text`` is its text, a bare label in
-//     parentheses; `(label)=` targets, `+++` cell breaks and `%` comments
-//     go;
+//     parentheses; `(label)=` targets, `:label:` lines, `+++` cell
+//     breaks and `%` comment lines (`%%%` too) go;
 //   - Quarto and R Markdown (bookdown): ```` ```{r label, echo=FALSE} ````
 //     chunks are code blocks (their `#|` options go; a chunk with
 //     echo=FALSE or include=FALSE is not shown); `` `r expr` `` is the
@@ -51,7 +52,19 @@ var (
 	snippetPath = regexp.MustCompile(`^(\s*)(?:\{!>?\s*([^}\s]*)\s*!\}|\{\*\s*([^}\s]*)[^}]*\*\}|-{2}8<-{2}\s*"?([^"]*)"?)\s*$`)
 	// mystTarget is a `(label)=` line; mystOption a directive's option.
 	mystTarget = regexp.MustCompile(`^\s*\([\w:./-]+\)=\s*$`)
-	mystOption = regexp.MustCompile(`^\s*:[\w-]+:(?:\s.*)?$`)
+	mystOption = regexp.MustCompile(`^\s*:[\w-]+:(?:\s.*|[^\s:].*)?$`)
+	// mystLabel is a `:label:` line, which names a target and is never
+	// prose, wherever it stands (under a heading as well as in a
+	// directive's options).
+	mystLabel = regexp.MustCompile(`^\s*:label:`)
+	// mystComment is a MyST `%` comment line (`% note`, `%%%` …); a line
+	// that opens with an R infix operator (`%>% filter(x)`) is no comment.
+	mystComment  = regexp.MustCompile(`^%`)
+	rInfixOpener = regexp.MustCompile(`^%[\w.<>$]*%\s`)
+	// preOpen and preClose bound an HTML <pre> block, which the site shows
+	// as code: its lines are kept as a fenced block, entities decoded.
+	preOpen  = regexp.MustCompile(`^\s*<pre(?:\s[^>]*)?>(?:<code(?:\s[^>]*)?>)?(.*)$`)
+	preClose = regexp.MustCompile(`^(.*?)(?:</code>)?</pre>\s*$`)
 	// mystBreak is a MyST cell break, `+++` with the cell's metadata.
 	mystBreak = regexp.MustCompile(`^\+\+\+\s*(?:\{.*\})?\s*$`)
 	chunkOpt  = regexp.MustCompile(`^\s*#\|`)
@@ -122,7 +135,7 @@ func plainDialects(lines []string) []string {
 	var blocks []indentBlock
 	// options: the lines after a colon directive's opener may be its
 	// options; pending: a line whose role runs on to the next.
-	options, pending, held := false, "", 0
+	options, pending, held, inPre := false, "", 0, false
 	for _, line := range lines {
 		if options && mystOption.MatchString(line) {
 			continue
@@ -232,8 +245,25 @@ func plainDialects(lines []string) []string {
 			out = append(out, m[1]+"div"+title)
 			continue
 		}
+		if m := preOpen.FindStringSubmatch(line); m != nil {
+			inPre = true
+			out = append(out, "```")
+			line = m[1]
+		}
+		if inPre {
+			if m := preClose.FindStringSubmatch(line); m != nil {
+				inPre = false
+				if m[1] != "" {
+					out = append(out, html.UnescapeString(m[1]))
+				}
+				out = append(out, "```")
+				continue
+			}
+			out = append(out, html.UnescapeString(line))
+			continue
+		}
 		if snippetLine.MatchString(line) || mystTarget.MatchString(line) || mystBreak.MatchString(line) ||
-			strings.HasPrefix(line, "% ") {
+			mystLabel.MatchString(line) || (mystComment.MatchString(line) && !rInfixOpener.MatchString(line)) {
 			continue
 		}
 		if strings.HasPrefix(line, ": ") {
@@ -403,7 +433,7 @@ func hasDialect(lines []string) bool {
 		case '!', '?', '=', '/', '{', ':', '(', '+', '%', '-':
 			return true
 		}
-		if strings.ContainsAny(l, "{@") || strings.Contains(l, "`r ") {
+		if strings.ContainsAny(l, "{@") || strings.Contains(l, "`r ") || strings.HasPrefix(t, "<pre") {
 			return true
 		}
 	}

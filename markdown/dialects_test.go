@@ -55,6 +55,11 @@ func TestPlainDialects(t *testing.T) {
 		{"colon directive options", ":::{exercise}\n:label: ex2\n\nSolve it.\n:::", ":::div \n\nSolve it.\n:::"},
 		{"ref caption before a link", "(ref:alve)[A wall.](https://example.org)", "[A wall.](https://example.org)"},
 		{"braces in a code span are no role", "Use `{x}` here and\nthere `y`.", "Use `{x}` here and\nthere `y`."},
+		{"myst label under a heading", "# Batteries\n:label: sec:batteries\nA battery.", "# Batteries\nA battery."},
+		{"myst option without a space", "```{figure} f.png\n:label:fig:plane\n:width: 50%\nA disk.\n```", "\nA disk.\n"},
+		{"myst comment lines", "Text.\n%%%```{figure} a.png\n%%%:label: x\n%%%```\n%TODO check\nMore.", "Text.\nMore."},
+		{"r pipe at a line's start is no comment", "%>% filter(x) keeps rows.", "%>% filter(x) keeps rows."},
+		{"html pre block is code", "Like this:\n\n<pre><code>p = &#96;r x&#96;,\nq = 1\n</code></pre>\n\nDone.", "Like this:\n\n```\np = `r x`,\nq = 1\n```\n\nDone."},
 		{"plain", "Just text.\n\n- a list", "Just text.\n\n- a list"},
 	}
 	for _, tt := range tests {
