@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/optimize"
 )
@@ -63,6 +64,12 @@ func Softmax(none float64, s []float64) []float64 {
 	}
 	return p
 }
+
+// gradientThreshold stops the fit when no weight's gradient exceeds it.
+// The loss is a sum over questions and the L2 term keeps its curvature
+// at least l2 (1 or more), so a gradient of 1e-4 leaves each weight
+// within about 1e-4 of the optimum, far below what moves a pick.
+const gradientThreshold = 1e-4
 
 // Group is one question: its candidates' features and which of them are
 // right. A group without a right candidate is one whose right choice is
@@ -195,10 +202,22 @@ func Fit(groups []Group, l2 float64) (Fitted, error) {
 		}
 		return total
 	}
+	// The line search asks for the loss and then the gradient at the same
+	// point: both come from one pass over the groups, kept for the point
+	// it was made at.
+	var at, grad []float64
+	var loss float64
+	both := func(w []float64) {
+		if at != nil && slices.Equal(at, w) {
+			return
+		}
+		at, grad = append(at[:0], w...), make([]float64, len(w))
+		loss = eval(w, grad)
+	}
 	res, err := optimize.Minimize(optimize.Problem{
-		Func: func(w []float64) float64 { return eval(w, nil) },
-		Grad: func(g, w []float64) { eval(w, g) },
-	}, make([]float64, d+1), &optimize.Settings{GradientThreshold: 1e-6, MajorIterations: 2000}, &optimize.LBFGS{})
+		Func: func(w []float64) float64 { both(w); return loss },
+		Grad: func(g, w []float64) { both(w); copy(g, grad) },
+	}, make([]float64, d+1), &optimize.Settings{GradientThreshold: gradientThreshold, MajorIterations: 2000}, &optimize.LBFGS{})
 	if err != nil && res == nil {
 		return Fitted{}, fmt.Errorf("fit: %w", err)
 	}
