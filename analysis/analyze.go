@@ -35,6 +35,14 @@ func Tokenize(text string) []Token {
 	n := len(runes)
 	for i := 0; i < n; {
 		if !isWordRune(runes[i]) {
+			if k := operatorAt(runes, i); k > 0 {
+				op := string(runes[i : i+k])
+				out = append(out, Token{Word: op, Stem: op})
+				for i < n && strings.ContainsRune(operatorRunes, runes[i]) {
+					i++
+				}
+				continue
+			}
 			i++
 			continue
 		}
@@ -89,6 +97,46 @@ func Tokenize(text string) []Token {
 		}
 	}
 	return out
+}
+
+// operatorRunes make up the operators of programming languages and
+// notations: ==, ===, !=, <=, ->, <-, =>, |>, %>%, ::, +=, &&, ||.
+const operatorRunes = "=!<>|%&+-*/:~^?@$."
+
+// operatorAt returns the length of the operator that starts at runes[i],
+// 0 when none does. An operator is a whole run of operatorRunes, two to
+// four of them once a closing '.', '?' or ':' is dropped ("===?" names
+// ===); a run of one repeated character that Markdown or prose also
+// writes (**, --, ~~, ..., :::, $$) is no
+// operator, nor is a run with '//' (a URL, a comment) or one of points
+// and hyphens alone (a number's).
+func operatorAt(runes []rune, i int) int {
+	if i > 0 && strings.ContainsRune(operatorRunes, runes[i-1]) {
+		return 0
+	}
+	j := i
+	for j < len(runes) && strings.ContainsRune(operatorRunes, runes[j]) {
+		j++
+	}
+	if j-i < 2 {
+		return 0
+	}
+	run := string(runes[i:j])
+	if c := run[0]; strings.Count(run, string(c)) == len(run) && (strings.ContainsRune("*-~.$^", rune(c)) || c == ':' && len(run) > 2) {
+		return 0
+	}
+	for len(run) > 2 && strings.ContainsRune(".?:", rune(run[len(run)-1])) {
+		run = run[:len(run)-1]
+	}
+	if len(run) < 2 || len(run) > 4 || strings.Contains(run, "//") || strings.Trim(run, ".-") == "" {
+		return 0
+	}
+	return len([]rune(run))
+}
+
+// IsOperator reports a token that is an operator (see operatorAt).
+func IsOperator(w string) bool {
+	return w != "" && strings.Trim(w, operatorRunes) == ""
 }
 
 // CamelParts splits "ImuPublisher" into "imu", "publisher"; words without

@@ -22,6 +22,9 @@ func TestTokenize(t *testing.T) {
 		{"unicode", "Größe 1.8°", []string{"größe", "1.8"}},
 		{"greek letters", "If α is 0.9, Δt grows; Ω", []string{"if", "alpha", "is", "0.9", "δt", "grows", "omega"}},
 		{"camel case", "class ImuPublisher(Node)", []string{"class", "imupublisher", "imu", "publisher", "node"}},
+		{"operators", "What is the difference between == and ===?", []string{"what", "is", "the", "difference", "between", "==", "and", "==="}},
+		{"operators in code", "x |> f(); y <- 2; a::b += 1 %>% g", []string{"x", "|>", "f", "y", "<-", "2", "a", "::", "b", "+=", "1", "%>%", "g"}},
+		{"no operator in markup or prose", "**bold** -- ~~gone~~ ... ::: $$x$$ https://a.org 1.5-2", []string{"bold", "gone", "x", "https", "a.org", "a", "org", "1.5", "2"}},
 		{"qualified name", "PlanValidator.validate_plan", []string{"planvalidator.validate_plan", "validate_plan", "planvalidator", "validate", "plan", "plan", "validator"}},
 	}
 	for _, tt := range tests {
@@ -89,4 +92,19 @@ func TestContractionsAreFunctionWords(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Tokenize reads any text without panicking, and every token has a word
+// and a stem.
+func FuzzTokenize(f *testing.F) {
+	for _, s := range []string{"What is == and ===?", "x |> f ::: a::b", "**bold** --- $$", "", "=", "é=>ü", "1.5-2 %>%"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, tok := range Tokenize(s) {
+			if tok.Word == "" || tok.Stem == "" {
+				t.Fatalf("Tokenize(%q) gave an empty token %+v", s, tok)
+			}
+		}
+	})
 }

@@ -89,6 +89,10 @@ func (bk *Book) Resolve(t Token) []Term {
 	if bk.df[t.Stem] > 0 {
 		return []Term{bk.term(t.Word, t.Stem)}
 	}
+	if IsOperator(t.Word) {
+		// An operator the book never writes is no slip of a word.
+		return []Term{{Word: t.Word, Stem: t.Stem, Weight: bk.IDF(t.Stem)}}
+	}
 	if parts := splitLetterDigit(t.Word); len(parts) > 1 {
 		var out []Term
 		for _, p := range parts {
