@@ -65,9 +65,9 @@ type FitInfo struct {
 	Pairs     int      `json:"pairs"`
 	Positives int      `json:"positives"`
 	L2        float64  `json:"l2"`
-	// WrongBudget is the share of all questions the threshold allows to
-	// be answered wrongly in cross-validation.
-	WrongBudget float64 `json:"wrong_budget"`
+	// WrongCost is what a wrong answer cost, in right answers, when the
+	// threshold was chosen.
+	WrongCost float64 `json:"wrong_cost"`
 }
 
 //go:embed model.json
@@ -164,6 +164,14 @@ func (m *Model) Pick(xs [][]float64, probs []float64, sections []string) (int, f
 		p = min(p, q)
 	}
 	return best, p
+}
+
+// Judge picks a question's candidate to quote (xs their feature
+// vectors, sections what each one's probability adds up with) and says
+// how confident the answerer is that quoting it answers: the number its
+// threshold is set on.
+func (m *Model) Judge(xs [][]float64, sections []string) (int, float64) {
+	return m.Pick(xs, m.Probs(xs), sections)
 }
 
 // FeatureNames lists Features' names in vector order.

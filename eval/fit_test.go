@@ -12,21 +12,22 @@ import (
 
 func TestThreshold(t *testing.T) {
 	tests := []struct {
-		name   string
-		picks  []pick
-		budget float64
-		want   float64
+		name  string
+		picks []pick
+		cost  float64
+		want  float64
 	}{
-		{"stops before the wrong that breaks the budget", []pick{{0.9, true}, {0.8, true}, {0.7, false}, {0.6, true}}, 0, 0.75},
-		{"a budget of one allows the first wrong", []pick{{0.9, true}, {0.8, true}, {0.7, false}, {0.6, true}, {0.5, false}}, 1, 0.55},
-		{"all right: halfway to zero", []pick{{0.9, true}, {0.4, true}}, 0, 0.2},
-		{"the best is wrong: above it", []pick{{0.9, false}, {0.4, true}}, 0, math.Nextafter(0.9, 2)},
-		{"ties are answered together", []pick{{0.9, true}, {0.8, true}, {0.8, false}, {0.3, true}}, 0, 0.85},
-		{"no picks", nil, 0, 0.5},
+		{"a wrong answer costing two stops before the wrong one", []pick{{0.9, true}, {0.8, true}, {0.7, false}, {0.6, true}}, 2, 0.75},
+		{"two right answers pay for a wrong one costing one", []pick{{0.9, true}, {0.8, false}, {0.7, true}, {0.6, true}, {0.5, false}}, 1, 0.55},
+		{"all right: halfway to zero", []pick{{0.9, true}, {0.4, true}}, 6, 0.2},
+		{"the best is wrong and nothing pays for it: above it", []pick{{0.9, false}, {0.4, true}}, 6, math.Nextafter(0.9, 2)},
+		{"the best is wrong, but enough right ones follow", []pick{{0.9, false}, {0.8, true}, {0.7, true}, {0.6, true}}, 2, 0.3},
+		{"ties are answered together", []pick{{0.9, true}, {0.8, true}, {0.8, false}, {0.3, true}}, 2, 0.85},
+		{"no picks", nil, 6, 0.5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := threshold(tt.picks, tt.budget); math.Abs(got-tt.want) > 1e-12 {
+			if got, _ := threshold(tt.picks, tt.cost); math.Abs(got-tt.want) > 1e-12 {
 				t.Errorf("threshold = %v, want %v", got, tt.want)
 			}
 		})
@@ -106,7 +107,7 @@ func synthetic(name string, seed int) *Labelled {
 func TestFitHoldsOutFields(t *testing.T) {
 	books := []*Labelled{synthetic("a", 1), synthetic("b", 2), synthetic("c", 3), synthetic("d", 4)}
 	books[0].Field, books[1].Field, books[2].Field, books[3].Field = "x", "x", "y", "z"
-	f := newFitter(books, false)
+	f := newFitter(books, nil)
 	if !reflect.DeepEqual(f.groups, []string{"x", "y", "z"}) {
 		t.Fatalf("groups %v", f.groups)
 	}
@@ -128,15 +129,14 @@ func TestFitHoldsOutFields(t *testing.T) {
 	if want := picksOf(m, books[0]); !reflect.DeepEqual(picks[:30], want) {
 		t.Error("field x's first book is not predicted by the model of fields y and z with their members")
 	}
-	// By book, without members: the model of the other three books alone.
-	picks, err = newFitter(books, true).heldOutPicks(10, false)
+	// Without members: the model of the other fields' books alone.
+	picks, err = f.heldOutPicks(10, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wbcd, _ := fitWeights(books[1:], 10)
-	single := &answer.Model{Mean: wbcd.Mean, Scale: wbcd.Scale, Weights: wbcd.Weights, None: wbcd.None}
+	single := &answer.Model{Mean: wyz.Mean, Scale: wyz.Scale, Weights: wyz.Weights, None: wyz.None}
 	if !reflect.DeepEqual(picks[:30], picksOf(single, books[0])) {
-		t.Error("by book, the first book is not predicted by the weights of the other three")
+		t.Error("without members, the first book is not predicted by the weights of the other fields alone")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/textbook-rag/rag"
 )
@@ -42,7 +43,10 @@ func (l Links) Rate() float64 {
 // tutor refused with insufficient_context, and counts the refused
 // answerable questions whose gold section (gold_chapter and gold_heading,
 // matched as an answer's sources are) is among the limit sections found.
-func LinksOf(ctx context.Context, book string, s rag.Searcher, limit int, qs []Question, rep *Report, chunk func(id string) (rag.Chunk, bool)) (Links, error) {
+//
+// Only sections scoring floor or more are offered, as the widget asks for
+// them (confident=1: the tutor's confident threshold).
+func LinksOf(ctx context.Context, book string, s rag.Searcher, limit int, floor float64, qs []Question, rep *Report, chunk func(id string) (rag.Chunk, bool)) (Links, error) {
 	l := Links{Book: book, Limit: limit}
 	byID := make(map[string]Question, len(qs))
 	for _, q := range qs {
@@ -61,6 +65,7 @@ func LinksOf(ctx context.Context, book string, s rag.Searcher, limit int, qs []Q
 		if err != nil {
 			return l, fmt.Errorf("%s: search: %w", q.ID, err)
 		}
+		hits = slices.DeleteFunc(hits, func(h rag.SectionHit) bool { return h.Score < floor })
 		if !answerable {
 			l.MustRefuse++
 			if len(hits) > 0 {

@@ -59,7 +59,7 @@ func TestLinksOf(t *testing.T) {
 		"answered?":      {hit("c2")},
 		"empty?":         {hit("c2")},
 	}}
-	got, err := LinksOf(context.Background(), "book", s, 3, qs, rep, lookup)
+	got, err := LinksOf(context.Background(), "book", s, 3, 0, qs, rep, lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,6 +72,22 @@ func TestLinksOf(t *testing.T) {
 	}
 	if r := got.Rate(); r != 0.5 {
 		t.Errorf("rate %v, want 0.5", r)
+	}
+	// With a floor, only the sections scoring it are offered, as the
+	// widget asks for them after a refusal.
+	for _, h := range []string{"gold-second?", "uncovered?"} {
+		for i := range s.hits[h] {
+			s.hits[h][i].Score = 0.4
+		}
+	}
+	s.hits["gold-second?"][1].Score = 0.8
+	got, err = LinksOf(context.Background(), "book", s, 3, 0.7, qs, rep, lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = Links{Book: "book", Limit: 3, Refused: 4, Offered: 1, Gold: 1, MustRefuse: 1, MustRefuseOffered: 0}
+	if got != want {
+		t.Errorf("with a floor of 0.7: %+v, want %+v", got, want)
 	}
 }
 

@@ -21,9 +21,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f.fs.StringVar(&questions, "questions", "", "question file (JSON Lines, see ../shared/eval/FORMAT.md)")
 	f.fs.StringVar(&books, "books", "", "leave-one-book-out over a books.tsv, each book evaluated with a model fitted on the others, then leave-one-field-out by the fields.tsv beside it")
 	f.fs.Float64Var(&opt.L2, "l2", opt.L2, "with --books: L2 regularisation of each fit; 0 = chosen in cross-validation")
-	f.fs.Float64Var(&opt.WrongBudget, "wrong-budget", opt.WrongBudget, "with --books: each fit's wrong-answer budget")
-	f.fs.BoolVar(&opt.ByBook, "threshold-by-book", opt.ByBook, "with --books: each fit chooses its threshold on leave-one-book-out rather than leave-one-field-out predictions")
-	f.fs.BoolVar(&opt.Single, "single-model", opt.Single, "with --books: fit no per-field members: the picked section's probability is the model's alone")
+	f.fs.Float64Var(&opt.WrongCost, "wrong-cost", opt.WrongCost, "with --books: what a wrong answer costs in right ones when the threshold is chosen")
+	f.fs.BoolVar(&opt.Members, "members", opt.Members, "with --books: also fit a member per field and judge a pick by the least probability any gives it (the fit before the curve was the judge)")
 	f.fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.fs.BoolVar(&verbose, "verbose", false, "list every wrong question with the reason")
 	f.fs.BoolVar(&split, "split", false, "with --books: also print where each book's worded questions end (gates, no right candidate, right not picked, right pick)")
@@ -79,7 +78,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if links && !asJSON {
-		l, err := eval.LinksOf(ctx, questions, app.Search(), linkLimit, qs, report, app.Index.Chunk)
+		l, err := eval.LinksOf(ctx, questions, app.Search(), linkLimit, app.Config.Tutor.ConfidentThreshold, qs, report, app.Index.Chunk)
 		if err != nil {
 			return err
 		}

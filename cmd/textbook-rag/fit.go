@@ -97,9 +97,8 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	f.fs.StringVar(&booksPath, "books", "", "labelled books (books.tsv, see ../shared/eval/FORMAT.md)")
 	f.fs.StringVar(&out, "out", "answer/model.json", "where to write the fitted model")
 	f.fs.Float64Var(&opt.L2, "l2", opt.L2, "L2 regularisation on standardised features; 0 = chosen in cross-validation")
-	f.fs.Float64Var(&opt.WrongBudget, "wrong-budget", opt.WrongBudget, "share of all questions the threshold may answer wrongly in cross-validation")
-	f.fs.BoolVar(&opt.ByBook, "threshold-by-book", opt.ByBook, "choose the threshold on leave-one-book-out rather than leave-one-field-out predictions")
-	f.fs.BoolVar(&opt.Single, "single-model", opt.Single, "fit no per-field members: the picked section's probability is the model's alone")
+	f.fs.Float64Var(&opt.WrongCost, "wrong-cost", opt.WrongCost, "what a wrong answer costs in right ones when the threshold is chosen")
+	f.fs.BoolVar(&opt.Members, "members", opt.Members, "also fit a member per field and judge a pick by the least probability any gives it (the fit before the curve was the judge)")
 	var dump string
 	f.fs.StringVar(&dump, "dump", "", "also write every labelled candidate (features, label, section) to this JSON file, for analysis")
 	if err := f.parse(args); err != nil {
@@ -177,13 +176,16 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 	if err != nil {
 		return false, err
 	}
+	// Both judges' folds fit many of the same book sets: each is fitted
+	// once.
+	opt.Cache = &eval.FitCache{}
 	passed := true
 	judges := []struct {
-		title string
-		key   func(i int) string
+		name, title string
+		key         func(i int) string
 	}{
-		{"leave-one-book-out: each book judged by a model fitted on the other books", strconv.Itoa},
-		{"leave-one-field-out: each field's books judged by a model fitted on the books of the other fields", func(i int) string { return books[i].Field }},
+		{"leave-one-book-out", "each book judged by a model fitted on the other books", strconv.Itoa},
+		{"leave-one-field-out", "each field's books judged by a model fitted on the books of the other fields", func(i int) string { return books[i].Field }},
 	}
 	for i, j := range judges {
 		if i > 0 && len(fieldsOf(books)) < 2 {
@@ -193,8 +195,8 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
-		fmt.Fprintf(stdout, "== %s\n", j.title)
-		ok, err := heldOut(ctx, books, labelled, j.key, opt, verbose, split, links, explain, stdout)
+		fmt.Fprintf(stdout, "== %s: %s\n", j.name, j.title)
+		ok, err := heldOut(ctx, j.name, books, labelled, j.key, opt, verbose, split, links, explain, stdout)
 		if err != nil {
 			return false, err
 		}
@@ -218,13 +220,14 @@ func fieldsOf(books []*openedBook) []string {
 // i-th book):
 // each group's books are asked with a model fitted on the other groups'
 // labels, and the per-book table is printed.
-func heldOut(ctx context.Context, books []*openedBook, labelled []*eval.Labelled, key func(i int) string, opt eval.FitOptions, verbose, split bool, links int, explain bool, stdout io.Writer) (bool, error) {
+func heldOut(ctx context.Context, judge string, books []*openedBook, labelled []*eval.Labelled, key func(i int) string, opt eval.FitOptions, verbose, split bool, links int, explain bool, stdout io.Writer) (bool, error) {
 	type fold struct {
 		m     *answer.Model
 		rep   *eval.Report
 		split eval.Split
 		check eval.SelfCheck
 		links eval.Links
+		curve eval.CurveBook
 		// explained is filled only with --explain-selections.
 		explained eval.Explained
 	}
@@ -260,9 +263,9 @@ func heldOut(ctx context.Context, books []*openedBook, labelled []*eval.Labelled
 				if err != nil {
 					return fmt.Errorf("book %s: %w", b.Name, err)
 				}
-				f := fold{m: m, rep: rep, split: eval.SplitOf(labelled[i], b.qs, m)}
+				f := fold{m: m, rep: rep, split: eval.SplitOf(labelled[i], b.qs, m), curve: eval.CurveBookOf(labelled[i], b.qs, m)}
 				if links > 0 {
-					if f.links, err = eval.LinksOf(gctx, b.Name, b.app.Search(), links, b.qs, rep, b.app.Index.Chunk); err != nil {
+					if f.links, err = eval.LinksOf(gctx, b.Name, b.app.Search(), links, b.app.Config.Tutor.ConfidentThreshold, b.qs, rep, b.app.Index.Chunk); err != nil {
 						return fmt.Errorf("book %s: %w", b.Name, err)
 					}
 				}
@@ -288,6 +291,7 @@ func heldOut(ctx context.Context, books []*openedBook, labelled []*eval.Labelled
 	var splits []eval.Split
 	var linkRows []eval.Links
 	var explained []eval.Explained
+	var curves []eval.CurveBook
 	passed := true
 	for i, b := range books {
 		f := folds[i]
@@ -306,6 +310,7 @@ func heldOut(ctx context.Context, books []*openedBook, labelled []*eval.Labelled
 		}
 		rows = append(rows, eval.FiguresOf(b.Name, b.Field, f.rep))
 		splits = append(splits, f.split)
+		curves = append(curves, f.curve)
 		if split {
 			fmt.Fprintf(stdout, "%s %s\n", b.Name, f.check)
 		}
@@ -329,5 +334,9 @@ func heldOut(ctx context.Context, books []*openedBook, labelled []*eval.Labelled
 		}
 		fmt.Fprintln(stdout)
 	}
-	return passed, eval.WriteBookTable(stdout, rows)
+	if err := eval.WriteBookTable(stdout, rows); err != nil {
+		return false, err
+	}
+	fmt.Fprintln(stdout)
+	return passed, eval.WriteCurves(stdout, judge, curves)
 }
