@@ -37,6 +37,11 @@ type Searcher interface {
 type SearchQuery struct {
 	Q     string
 	Limit int // 0: DefaultSearchResults
+	// Confident keeps only the sections the retriever is confident hold
+	// the query's subject (at or above the tutor's confident threshold,
+	// the spec's 0.7): the places offered after a refusal, which must be
+	// where the book really discusses the question, or nowhere.
+	Confident bool
 }
 
 // Normalize trims the query and validates it: an EINVALID *Error naming

@@ -35,10 +35,12 @@ type sectionOut struct {
 	Score   float64 `json:"score"`
 }
 
-// handleSearch answers GET /api/search?q=…[&limit=…]: the book's sections
-// closest to q, as a site search does. After an insufficient_context
-// refusal the widget shows them as the places the book discusses the
-// question; the refusal itself stays as the spec writes it.
+// handleSearch answers GET /api/search?q=…[&limit=…][&confident=1]: the
+// book's sections closest to q, as a site search does. After an
+// insufficient_context refusal the widget shows the confident ones as the
+// places the book discusses the question (none when the book's evidence
+// is thin: an off-topic question gets no unrelated links); the refusal
+// itself stays as the spec writes it.
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	if s.Search == nil {
 		s.writeError(w, r, rag.Errorf(rag.EUNAVAILABLE, "Search is not available."))
@@ -56,6 +58,16 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 		}
 		q.Limit = n
 	}
+	if c, ok := v["confident"]; ok {
+		b, err := strconv.ParseBool(c[0])
+		if err != nil {
+			e := rag.Errorf(rag.EINVALID, "confident must be true or false (1 or 0)")
+			e.Details = map[string]any{"field": "confident"}
+			s.writeError(w, r, e)
+			return
+		}
+		q.Confident = b
+	}
 	if err := q.Normalize(); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -70,6 +82,9 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	out := searchOut{Query: q.Q, Results: make([]sectionOut, 0, len(hits))}
 	for _, h := range hits {
+		if q.Confident && h.Score < s.ConfidentScore {
+			continue
+		}
 		link := "/docs/" + strings.TrimPrefix(h.PagePath, "/")
 		if h.Anchor != "" {
 			link += "#" + h.Anchor

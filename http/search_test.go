@@ -78,6 +78,7 @@ func TestSearch(t *testing.T) {
 		{"limit zero", "q=qos&limit=0", "limit"},
 		{"limit too large", "q=qos&limit=11", "limit"},
 		{"limit not a number", "q=qos&limit=five", "limit"},
+		{"confident not a boolean", "q=qos&confident=maybe", "confident"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := env.do("GET", "/api/search?"+tc.query, "")
@@ -97,6 +98,41 @@ func TestSearch(t *testing.T) {
 	env.do("GET", "/api/search?q=qos&limit=10", "")
 	if want := []int{40, 40, 40}; !slices.Equal(book.asked, want) {
 		t.Errorf("the searches asked the retriever for %v chunks, want %v", book.asked, want)
+	}
+}
+
+// After a refusal the widget asks for the sections the retriever is
+// confident about only: where the book's evidence is thin, none.
+func TestSearchConfidentOnly(t *testing.T) {
+	book := searchBook()
+	env := newEnv(t, nil, func(s *Server) {
+		s.Search = rag.SectionSearch{Retriever: book, Floor: 0.5}
+		s.ConfidentScore = 0.6
+	})
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"q=qos&confident=1", []string{"qos"}},
+		{"q=qos&confident=true&limit=1", []string{"qos"}},
+		{"q=qos&confident=0", []string{"qos", "services", ""}},
+	} {
+		w := env.do("GET", "/api/search?"+tc.query, "")
+		got := decode[searchOut](t, w)
+		var anchors []string
+		for _, r := range got.Results {
+			anchors = append(anchors, r.Anchor)
+		}
+		if w.Code != 200 || !slices.Equal(anchors, tc.want) {
+			t.Errorf("%s: %d %q, want %q", tc.query, w.Code, anchors, tc.want)
+		}
+	}
+	strict := newEnv(t, nil, func(s *Server) {
+		s.Search = rag.SectionSearch{Retriever: book, Floor: 0.5}
+		s.ConfidentScore = 0.7
+	})
+	if got := decode[searchOut](t, strict.do("GET", "/api/search?q=qos&confident=1", "")); len(got.Results) != 0 {
+		t.Errorf("nothing at the confident score: %+v, want no sections", got.Results)
 	}
 }
 

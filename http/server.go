@@ -124,6 +124,9 @@ type Server struct {
 	// Search, when set, serves GET /api/search: the book's sections
 	// closest to a query.
 	Search rag.Searcher
+	// ConfidentScore is the score at and above which a search with
+	// confident=1 keeps a section (the tutor's confident threshold).
+	ConfidentScore float64
 	// Refusals, when set, logs each refusal once it is recorded in the
 	// history, so that a refusal the reader never got is never logged.
 	Refusals RefusalLogger

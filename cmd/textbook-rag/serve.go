@@ -99,6 +99,7 @@ func (m *Main) openService(ctx context.Context) error {
 	m.Server.History = m.History
 	m.Server.Chunks = m.Index
 	m.Server.Search = m.Search()
+	m.Server.ConfidentScore = m.Config.Tutor.ConfidentThreshold
 	m.Server.Web = page
 	xr, _ := m.History.(rag.ExchangeReader)
 	m.Server.Report = reportSource(cfg, m.Index, xr)

@@ -575,12 +575,14 @@
   var WHERE_LINKS = 3;
 
   // showWhere puts the book's sections closest to the question under an
-  // insufficient_context refusal, from the tutor's site search: the
-  // refusal stays the spec's, and the reader still gets where to read.
+  // insufficient_context refusal, from the tutor's site search, only
+  // those the retriever is confident about (confident=1): the refusal
+  // stays the spec's, and the reader still gets where to read when the
+  // book really discusses the question, and no unrelated links otherwise.
   // A failed search shows nothing: the refusal already says what to do.
   // asked: the reader pressed the button for it, and is told the outcome.
   function showWhere(box, question, asked) {
-    return fetch(apiBase + "/api/search?limit=" + WHERE_LINKS + "&q=" + encodeURIComponent(question), { headers: { Accept: "application/json" } })
+    return fetch(apiBase + "/api/search?confident=1&limit=" + WHERE_LINKS + "&q=" + encodeURIComponent(question), { headers: { Accept: "application/json" } })
       .then(function (res) {
         if (!res.ok) throw new Error("HTTP " + res.status);
         return res.json();
