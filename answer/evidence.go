@@ -25,8 +25,11 @@ type unit struct {
 	// "Create the package:"); its words are context for the unit.
 	lead  string
 	terms map[string]bool
-	ctx   unitContext     // stems from heading, section, lead and text, with credit
-	nums  map[string]bool // the numbers the unit states
+	// words and headingWords are the unit's text and its heading as
+	// phraseText writes them, spaces around, for the question's phrase.
+	words, headingWords string
+	ctx                 unitContext     // stems from heading, section, lead and text, with credit
+	nums                map[string]bool // the numbers the unit states
 	// subject is what the unit defines, when it reads as a definition.
 	subject map[string]bool
 	// defined is the term the unit defines in so many words, nil when it
@@ -317,8 +320,10 @@ type reading struct {
 	definition bool
 	// focus is the term a definition question asks about (see
 	// definitionFocus); hasFocus is false for other questions.
-	focus     focusTerm
-	hasFocus  bool
+	focus    focusTerm
+	hasFocus bool
+	// pairs are the question's phrase (see phrasePairs).
+	pairs     []string
 	wantsList bool
 	// quantity marks a question that asks for an amount (see
 	// asksQuantity), year one that asks for a year or a date
@@ -338,6 +343,7 @@ func readQuestion(q analysis.Query, question string) reading {
 		r.qidents[strings.Join(id.parts, "|")] = true
 	}
 	r.focus, r.hasFocus = definitionFocus(question)
+	r.pairs = phrasePairs(question)
 	// A definition question asks what one term is (not a fact phrased
 	// "what is the total latency?").
 	r.definition = r.hasFocus

@@ -77,6 +77,8 @@ const (
 	fQDefinition
 	fQHow
 	fUnknownName
+	fTitleNamed
+	fPhrase
 	nFeatures
 )
 
@@ -134,6 +136,8 @@ var Features = [nFeatures]Feature{
 	fQDefinition:      {"asks_definition", "the question asks only what one term is (\"What is a ROS 2 topic?\", not \"what is the total latency?\")"},
 	fQHow:             {"asks_how", "the question asks how to do something"},
 	fUnknownName:      {"unknown_name", "the question names something the book never mentions: an acronym, an identifier or a capitalised name (AMCL, static_transform_publisher, Hidden Markov)"},
+	fTitleNamed:       {"title_named", "share named by the title of the passage's page: a page about the question's subject, whichever of its headings matched"},
+	fPhrase:           {"phrase_stated", "share of the question's adjacent word pairs (after its opening, \"what is a\") that the window's text, its heading or its page's title states as adjacent words: \"a do while loop\" is a phrase, not three words"},
 }
 
 // candidate is one window with its features and, once scored, the
@@ -276,10 +280,20 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 	how := howQuestion.MatchString(r.question)
 	bm := make([]float64, len(chunks))
 	lex := make([]float64, len(chunks))
+	title := make([]float64, len(chunks))
+	titleWords := make([]string, len(chunks))
 	for i, c := range chunks {
+		titleWords[i] = " " + phraseText(c.ChapterTitle) + " "
 		bm[i] = ans.bm25(q, c.Chunk)
 		lex[i] = ans.lexicalScore(q, c.Chunk)
+		ts := ans.headingStemSet(c.ChapterTitle)
+		for _, t := range q.Terms {
+			if ts[t.Stem] {
+				title[i] += t.Weight / q.Total
+			}
+		}
 	}
+	phrase := make([]string, 0, maxWindow+2)
 	sections := map[sectionKey]*sectionFacts{}
 	for i, u := range units {
 		s := sections[keyOf(u)]
@@ -329,6 +343,7 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 		hasNum, hasType, hasList, hasCode, hasSteps := false, false, false, false, false
 		defines, api, goal, summary, asks := false, false, false, false, false
 		codeLines, chars := 0, 0
+		phrase = append(phrase[:0], units[i].headingWords, titleWords[units[i].chunk])
 		for j := i; j < len(units) && j < i+maxWindow; j++ {
 			u := units[j]
 			if keyOf(u) != keyOf(units[i]) || u.points {
@@ -360,6 +375,7 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 				codeLines = max(codeLines, u.lines)
 			}
 			chars += len(u.text)
+			phrase = append(phrase, u.words)
 
 			clear(x)
 			stated := 0
@@ -433,6 +449,8 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 			x[fQDefinition] = b2f(r.definition)
 			x[fQHow] = b2f(how)
 			x[fUnknownName] = b2f(unknownName)
+			x[fTitleNamed] = title[first.chunk]
+			x[fPhrase] = phraseShare(r.pairs, phrase...)
 			w := window{from: i, to: j + 1, score: x[fText]}
 			k := keyOf(first)
 			if n, ok := at[k]; ok {

@@ -160,12 +160,14 @@ var describedTerm = regexp.MustCompile(`^(?:\*\*|__|\*|_)[^*_\n]{1,60}(?:\*\*|__
 // markedDefinedTerm returns the term a sentence defines when the text
 // sets it in bold or italics, as written without the marks: "A **topic**
 // is a named channel ...", or a paragraph opening "**Topic**: a named
-// channel ..."; "" otherwise. A bold label opening a list item
-// ("1. **Define the velocity**: ...") names a step or a point rather
-// than defining a term, and gives none.
+// channel ..."; "" otherwise. A sentence that introduces a list
+// ("**Topics** are named channels for streaming data:") defines as
+// well. A bold label opening a list item ("1. **Define the velocity**:
+// ...") names a step or a point rather than defining a term, and gives
+// none.
 func markedDefinedTerm(u *unit) string {
 	t := strings.TrimSpace(u.text)
-	if u.kind != sentence || !definingSentence.MatchString(t) && !describedTerm.MatchString(t) {
+	if u.kind != sentence && u.kind != label || !definingSentence.MatchString(t) && !describedTerm.MatchString(t) {
 		return ""
 	}
 	for _, m := range markedTerm.FindAllStringSubmatch(u.text, -1) {

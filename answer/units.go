@@ -63,6 +63,7 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 		}
 		u.heading = cur
 		u.terms = analysis.StemSet(u.text)
+		u.words, u.headingWords = " "+phraseText(u.text)+" ", " "+phraseText(u.heading.Text)+" "
 		u.nums = numbersIn(u.text)
 		u.subject = subjectOf(u.text, cur.Text)
 		if t := entryTerm(u); t != "" {
