@@ -8,6 +8,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/textbook-rag/rag/markdown/page"
 )
 
 // Each layout a book can be written in (mdBook and GitBook, doc-builder,
@@ -34,6 +36,9 @@ type layout struct {
 
 // bookLayout recognises one layout and reads its table of contents.
 type bookLayout interface {
+	// configs are the config files at the book's root the layout reads:
+	// the walk of the book keeps them for it.
+	configs() []string
 	// read returns the book's layout, ok false when the book is not laid
 	// out so. It may take pages out of the listing (a table of contents
 	// that is a page, pages the site does not show) or add some (a
@@ -47,8 +52,15 @@ type bookLayout interface {
 var bookLayouts = []bookLayout{mdBookLayout{}, docBuilderLayout{}, docusaurusSidebarLayout{}, mkDocsLayout{}, jupyterBookLayout{}, quartoLayout{}, bookdownLayout{}, jekyllLayout{}}
 
 // configFiles are the layouts' config files, at the book's root.
-var configFiles = map[string]bool{toctreeFile: true, mkDocsFile: true, mkDocsFileAlt: true, jbTocFile: true,
-	configYMLFile: true, quartoFile: true, bookdownFile: true, "sidebars.js": true, "sidebars.ts": true}
+var configFiles = func() map[string]bool {
+	files := map[string]bool{}
+	for _, bl := range bookLayouts {
+		for _, f := range bl.configs() {
+			files[f] = true
+		}
+	}
+	return files
+}()
 
 // readLayout finds the book's layout. Notebooks and pages in "_" folders
 // that the layout does not take are left out with a warning each folder.
@@ -114,7 +126,7 @@ func readConfig(fsys fs.FS, l *listing, name string, opts Options) ([]byte, bool
 	if err != nil {
 		return nil, false, err
 	}
-	return cleanText(b), true, nil
+	return page.CleanText(b), true, nil
 }
 
 // keepUnder leaves only the pages under base (the folder a site is built

@@ -19,6 +19,8 @@ type bookdownLayout struct{}
 
 const bookdownFile = "_bookdown.yml"
 
+func (bookdownLayout) configs() []string { return []string{bookdownFile} }
+
 func (bookdownLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, bool, error) {
 	b, ok, err := readConfig(fsys, l, bookdownFile, opts)
 	if !ok || err != nil {

@@ -11,6 +11,8 @@ import (
 // is an error naming the line and the field.
 type docBuilderLayout struct{}
 
+func (docBuilderLayout) configs() []string { return []string{toctreeFile} }
+
 func (docBuilderLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, bool, error) {
 	b, ok, err := readConfig(fsys, l, toctreeFile, opts)
 	if !ok || err != nil {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/textbook-rag/rag/markdown/page"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -28,6 +29,8 @@ type jekyllConfig struct {
 	Collections    yaml.Node `yaml:"collections"`
 	CollectionsDir string    `yaml:"collections_dir"`
 }
+
+func (jekyllLayout) configs() []string { return []string{configYMLFile} }
 
 func (jekyllLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, bool, error) {
 	// permalinks are the collections by folder, with their permalink
@@ -84,7 +87,7 @@ func (jekyllLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 	}
 	l.underscored = kept
 	route := func(c *Chapter) string {
-		if p := c.fm["permalink"]; p != "" {
+		if p := c.page.FrontMatter["permalink"]; p != "" {
 			return jekyllClean(p)
 		}
 		dir := underscoredFolder(c.File)
@@ -127,7 +130,7 @@ func frontMatterCollections(fsys fs.FS, l *listing, opts Options) []string {
 		if err != nil {
 			continue // warned about, if it matters, when it is read
 		}
-		fm, _ := splitFrontMatter(cleanText(b))
+		fm, _ := page.SplitFrontMatter(page.CleanText(b))
 		if fm["layout"] != "" || fm["permalink"] != "" {
 			out = append(out, dir)
 		}

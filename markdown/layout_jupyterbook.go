@@ -24,6 +24,8 @@ const (
 	configYMLFile = "_config.yml"
 )
 
+func (jupyterBookLayout) configs() []string { return []string{jbTocFile, configYMLFile} }
+
 func (jupyterBookLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, bool, error) {
 	b, ok, err := readConfig(fsys, l, jbTocFile, opts)
 	if !ok || err != nil {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"slices"
+
+	"github.com/textbook-rag/rag/markdown/page"
 )
 
 // mdBookLayout reads a book whose SUMMARY.md lists its pages: an mdBook
@@ -18,6 +20,8 @@ type mdBookLayout struct{}
 
 // summaryPaths are where an mdBook's SUMMARY.md may be.
 var summaryPaths = []string{summaryFile, "src/" + summaryFile}
+
+func (mdBookLayout) configs() []string { return nil } // SUMMARY.md is a page until it is read
 
 func (mdBookLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, bool, error) {
 	known := knownPages(l)
@@ -33,7 +37,7 @@ func (mdBookLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 			return layout{}, false, err
 		}
 		base := parentDir(sp)
-		entries, skipped, ok := parseSummary(cleanText(b), base)
+		entries, skipped, ok := parseSummary(page.CleanText(b), base)
 		if !listsAPage(entries, known) {
 			continue
 		}

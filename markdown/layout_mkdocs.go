@@ -30,6 +30,8 @@ type mkDocsConfig struct {
 	Nav      yaml.Node `yaml:"nav"`
 }
 
+func (mkDocsLayout) configs() []string { return []string{mkDocsFile, mkDocsFileAlt} }
+
 func (mkDocsLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, bool, error) {
 	file := mkDocsFile
 	if !l.configs[file] {

@@ -18,6 +18,8 @@ type quartoLayout struct{}
 
 const quartoFile = "_quarto.yml"
 
+func (quartoLayout) configs() []string { return []string{quartoFile} }
+
 func (quartoLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, bool, error) {
 	b, ok, err := readConfig(fsys, l, quartoFile, opts)
 	if !ok || err != nil {

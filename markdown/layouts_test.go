@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -211,12 +212,17 @@ func TestSetextHeadingsAreSections(t *testing.T) {
 	}
 }
 
+// rawCitation is a pandoc citation, [@key] or [see @a; @b].
+var rawCitation = regexp.MustCompile(`\[(?:[^\[\]]*[\s;-])?@\w[^\[\]]*\]`)
+
 // rawLine finds markup that is raw only in some places: a citation (not
 // a link's text, "[@name](url)") and a heading's attributes.
 func rawLine(line string) string {
 	line = strings.TrimSpace(line)
-	if plainCitations(line) != line {
-		return "[@…]"
+	for _, m := range rawCitation.FindAllStringIndex(line, -1) {
+		if m[1] == len(line) || line[m[1]] != '(' && line[m[1]] != '[' {
+			return "[@…]"
+		}
 	}
 	if strings.HasPrefix(line, "#") && (strings.HasSuffix(line, "{-}") || strings.Contains(line, "{.unnumbered")) {
 		return "{-}"

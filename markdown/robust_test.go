@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/markdown/page"
 )
 
 // warnings collects the files a load left out.
@@ -167,7 +168,7 @@ func TestLongRuns(t *testing.T) {
 // the other long runs) ingest in well under 2 s.
 func BenchmarkLoadLongRuns(b *testing.B) {
 	book := longRunsBook()
-	CountTokens("load the encoding")
+	page.CountTokens("load the encoding")
 	for b.Loop() {
 		if _, _, err := Load(b.Context(), book, DefaultOptions()); err != nil {
 			b.Fatal(err)

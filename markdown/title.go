@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/textbook-rag/rag/markdown/page"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -62,7 +63,7 @@ func layoutTitleIn(dir string, configs []struct {
 // the YAML cannot be parsed.
 func ConfigYAMLTitle(raw []byte, keys [][]string) string {
 	var doc yaml.Node
-	if err := yaml.Unmarshal(cleanText(raw), &doc); err != nil || len(doc.Content) == 0 {
+	if err := yaml.Unmarshal(page.CleanText(raw), &doc); err != nil || len(doc.Content) == 0 {
 		return ""
 	}
 	for _, path := range keys {

@@ -14,11 +14,13 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/textbook-rag/rag/markdown/page"
 )
 
-// Tree is a book as a Docusaurus site shows it (or as its mdBook SUMMARY.md
-// or doc-builder _toctree.yml lists it): its modules and chapters in
-// sidebar order, with titles, sidebar labels and page paths. The
+// Tree is a book as its site shows it (its layout's table of contents,
+// else its folders): its modules and chapters in sidebar order, with
+// titles, sidebar labels and page paths. The
 // chunker and the reader's page both read the book through it.
 type Tree struct {
 	Title string
@@ -82,9 +84,8 @@ type Chapter struct {
 	// with clean line endings.
 	Body []byte
 
-	fm     frontMatter
-	blocks []block
-	dir    string // folder, "" at the root (for an mdBook in src/, under src)
+	page *page.Page
+	dir  string // folder, "" at the root (for an mdBook in src/, under src)
 }
 
 const noPosition = 1e9
@@ -127,15 +128,15 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 			b = expandIncludes(fsys, p, b, opts)
 		}
 		if strings.HasSuffix(p, notebookExt) {
-			nb, err := notebookMarkdown(b)
+			nb, err := page.Notebook(b)
 			if err != nil {
 				opts.warn(p, fmt.Errorf("%w: %v", errSkipped, err))
 				continue
 			}
 			b = nb
 		}
-		if cut, line := limitNesting(b); line > 0 {
-			opts.warn(p, nestingWarning(line))
+		if cut, line := page.LimitNesting(b); line > 0 {
+			opts.warn(p, page.NestingWarning(line))
 			b = cut
 		}
 		fmt.Fprintf(hash, "%s\x00%d\x00", p, len(b))
@@ -179,8 +180,9 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 // (an mdBook's src), "" for the book's root: the page's folder, and so
 // its id and page path, are taken under it.
 func newChapter(p string, raw []byte, base string) *Chapter {
-	fm, body := splitFrontMatter(cleanText(raw))
-	c := &Chapter{File: p, Path: pagePath(p), fm: fm, Body: StripMDX(body), Position: noPosition}
+	pg := page.Read(raw)
+	fm := pg.FrontMatter
+	c := &Chapter{File: p, Path: pagePath(p), page: pg, Body: pg.Body, Position: noPosition}
 	if d := path.Dir(p); d != "." {
 		c.dir = d
 	}
@@ -196,16 +198,7 @@ func newChapter(p string, raw []byte, base string) *Chapter {
 	} else if n, ok := numberPrefix(s); ok {
 		c.Position = n
 	}
-	c.blocks = parseBlocks(c.Body)
-	c.Title = fm["title"]
-	if c.Title == "" {
-		for _, b := range c.blocks {
-			if b.kind == kindHeading && b.level == 1 {
-				c.Title = b.title
-				break
-			}
-		}
-	}
+	c.Title = pg.Title()
 	if c.Title == "" {
 		c.Title = stripNumberPrefix(s)
 	}
@@ -430,13 +423,13 @@ func identify(chapters []*Chapter, route func(*Chapter) string, opts Options) {
 	ids, routes := map[string]bool{}, map[string]bool{}
 	for _, c := range chapters {
 		base := stripNumberPrefix(stem(c.File))
-		if id := c.fm["id"]; id != "" && !strings.Contains(id, "/") {
+		if id := c.page.FrontMatter["id"]; id != "" && !strings.Contains(id, "/") {
 			base = id
 		}
 		c.ID = unique(ids, path.Join(c.dir, base), c, "chapter id", opts)
 
 		dir := stripPathPrefixes(c.dir)
-		switch slug := c.fm["slug"]; {
+		switch slug := c.page.FrontMatter["slug"]; {
 		case route != nil:
 			c.Route = route(c)
 		case strings.HasPrefix(slug, "/"):

@@ -1,7 +1,8 @@
-package markdown
+package page
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -139,4 +140,12 @@ func runeKind(r rune) int {
 		return 2
 	}
 	return 3
+}
+
+// HoldEncoder keeps the token encoder loaded until release is called: a
+// book's pages are chunked one after another, and the encoder would
+// otherwise be loaded again after each garbage collection.
+func HoldEncoder() (release func()) {
+	enc, _ := encoder()
+	return func() { runtime.KeepAlive(enc) }
 }

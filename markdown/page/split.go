@@ -1,4 +1,4 @@
-package markdown
+package page
 
 import (
 	"strings"
@@ -76,12 +76,12 @@ func splitBlocks(sec *section, items []item, budget, soft int) []piece {
 
 // mergeSmall joins pieces under the minimum size to a neighbour of the
 // same chapter — the previous one when it has room, else the next.
-func mergeSmall(pieces []piece, o Options) []piece {
-	room := func(a, b piece) bool { return a.tokens+b.tokens+8 <= o.MaxTokens-40 }
+func mergeSmall(pieces []piece, o Sizes) []piece {
+	room := func(a, b piece) bool { return a.tokens+b.tokens+8 <= o.Max-40 }
 	var out []piece
 	for i := 0; i < len(pieces); i++ {
 		p := pieces[i]
-		if p.tokens >= o.MinTokens {
+		if p.tokens >= o.Min {
 			out = append(out, p)
 			continue
 		}

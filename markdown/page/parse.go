@@ -1,4 +1,4 @@
-package markdown
+package page
 
 import (
 	"html"
@@ -11,12 +11,12 @@ import (
 	"github.com/yuin/goldmark/text"
 )
 
-// frontMatter is the simple `key: value` YAML a Docusaurus page starts with.
-type frontMatter map[string]string
+// FrontMatter is the simple `key: value` YAML a page starts with.
+type FrontMatter map[string]string
 
-// splitFrontMatter separates a leading ---…--- block from the body.
-func splitFrontMatter(src []byte) (frontMatter, []byte) {
-	fm := frontMatter{}
+// SplitFrontMatter separates a leading ---…--- block from the body.
+func SplitFrontMatter(src []byte) (FrontMatter, []byte) {
+	fm := FrontMatter{}
 	s := string(src)
 	s = strings.TrimPrefix(s, "\ufeff")
 	if !strings.HasPrefix(s, "---\n") && !strings.HasPrefix(s, "---\r\n") {
@@ -93,6 +93,14 @@ type block struct {
 }
 
 var md = goldmark.New(goldmark.WithExtensions(extension.GFM))
+
+// Parse parses Markdown as pages are parsed (CommonMark with GitHub's
+// extensions): the site reads its Markdown tables of contents with it.
+func Parse(src []byte) ast.Node { return md.Parser().Parse(text.NewReader(src)) }
+
+// BlockStart is the offset of the line a block starts on, false for a
+// block with no text.
+func BlockStart(n ast.Node, src []byte) (int, bool) { return startOf(n, src) }
 
 // parseBlocks parses a page body into top-level blocks, each carrying its
 // exact source text (list markers, fences and table pipes included).

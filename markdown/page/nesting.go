@@ -1,4 +1,4 @@
-package markdown
+package page
 
 import (
 	"bytes"
@@ -14,13 +14,13 @@ import (
 // is parsed, with a warning, and reading stays linear in the page's size.
 const MaxNesting = 32
 
-// limitNesting returns src with nesting deeper than MaxNesting flattened:
+// LimitNesting returns src with nesting deeper than MaxNesting flattened:
 // the container markers past that depth at the start of a line are
 // dropped (their text stays), and a bracket or parenthesis opened past
 // that depth in a paragraph is escaped, so it reads as the character it
 // is. Fenced code is left alone. line is the first line cut (1-based), 0
 // when nothing was: src itself is returned then.
-func limitNesting(src []byte) (out []byte, line int) {
+func LimitNesting(src []byte) (out []byte, line int) {
 	var b *bytes.Buffer // allocated at the first cut
 	fence := byte(0)    // the fence character of the code block we are in
 	fenceLen := 0
@@ -197,7 +197,7 @@ func isBlank(l []byte) bool {
 	return len(bytes.TrimSpace(l)) == 0
 }
 
-// nestingWarning says what limitNesting did to a page, from its first cut.
-func nestingWarning(line int) error {
+// NestingWarning says what LimitNesting did to a page, from its first cut.
+func NestingWarning(line int) error {
 	return fmt.Errorf("nesting deeper than %d levels (blockquotes, lists, brackets) flattened from line %d: the text stays", MaxNesting, line)
 }

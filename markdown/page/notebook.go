@@ -1,4 +1,4 @@
-package markdown
+package page
 
 import (
 	"encoding/json"
@@ -26,8 +26,8 @@ type notebook struct {
 	} `json:"metadata"`
 }
 
-// notebookMarkdown is a notebook as a Markdown page.
-func notebookMarkdown(b []byte) ([]byte, error) {
+// Notebook is a notebook as a Markdown page.
+func Notebook(b []byte) ([]byte, error) {
 	var nb notebook
 	if err := json.Unmarshal(b, &nb); err != nil {
 		return nil, fmt.Errorf("not a Jupyter notebook: %w", err)

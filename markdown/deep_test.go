@@ -7,39 +7,9 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
-)
 
-func TestLimitNesting(t *testing.T) {
-	deep := MaxNesting + 5
-	keep := strings.Repeat("> ", MaxNesting)
-	tests := []struct {
-		name, in, want string
-		line           int
-	}{
-		{"shallow", "> > quote\n- a\n  - b\n[link](x)\n", "", 0},
-		{"blockquotes", "# T\n\n" + strings.Repeat("> ", deep) + "deep text\n", "# T\n\n" + keep + "deep text\n", 3},
-		{"tight blockquotes", strings.Repeat(">", deep) + " x\n", strings.Repeat(">", MaxNesting) + " x\n", 1},
-		{"lists", strings.Repeat("- ", deep) + "item\n", strings.Repeat("- ", MaxNesting) + "item\n", 1},
-		{"ordered and mixed", strings.Repeat("> 1. ", deep) + "x\n", strings.Repeat("> 1. ", MaxNesting/2) + "x\n", 1},
-		{"brackets", strings.Repeat("[a](", deep) + "\n\n(after)\n",
-			strings.Repeat("[a](", MaxNesting) + strings.Repeat(`\[a]\(`, deep-MaxNesting) + "\n\n(after)\n", 1},
-		{"escaped and code", strings.Repeat(`\[`, deep) + "`" + strings.Repeat("(", deep) + "`\n", "", 0},
-		{"fenced code", "```\n" + strings.Repeat("> ", deep) + "\n```\n", "", 0},
-		{"after the fence", "```\nx\n```\n" + strings.Repeat("- ", deep) + "y\n", "```\nx\n```\n" + strings.Repeat("- ", MaxNesting) + "y\n", 4},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, line := limitNesting([]byte(tc.in))
-			want := tc.want
-			if want == "" {
-				want = tc.in
-			}
-			if string(got) != want || line != tc.line {
-				t.Errorf("limitNesting(%q)\n = %q, line %d\nwant %q, line %d", tc.in, got, line, want, tc.line)
-			}
-		})
-	}
-}
+	"github.com/textbook-rag/rag/markdown/page"
+)
 
 // nestedPages are pages that nest one construct n levels deep.
 func nestedPages(n int) map[string]string {
@@ -55,16 +25,16 @@ func nestedPages(n int) map[string]string {
 	}
 }
 
-// A page nested far deeper than MaxNesting is read, flattened, with a
+// A page nested far deeper than page.MaxNesting is read, flattened, with a
 // warning, and its text stays in the index.
 func TestLoadDeepNesting(t *testing.T) {
-	for name, page := range nestedPages(20000) {
+	for name, src := range nestedPages(20000) {
 		t.Run(name, func(t *testing.T) {
 			ext := ".md"
 			if name == "jsx" {
 				ext = ".mdx"
 			}
-			fsys := fstest.MapFS{"intro.md": {Data: []byte("# Intro\n\nThe book begins.\n")}, "deep" + ext: {Data: []byte("# Deep\n\n" + page)}}
+			fsys := fstest.MapFS{"intro.md": {Data: []byte("# Intro\n\nThe book begins.\n")}, "deep" + ext: {Data: []byte("# Deep\n\n" + src)}}
 			var warned []string
 			opts := DefaultOptions()
 			opts.Warn = func(p string, err error) { warned = append(warned, p+": "+err.Error()) }
@@ -83,7 +53,7 @@ func TestLoadDeepNesting(t *testing.T) {
 			if !strings.Contains(text.String(), "deepest words") {
 				t.Errorf("the deepest text is not in the index")
 			}
-			if cuts := name != "html" && name != "jsx" && name != "emphasis"; cuts && !strings.Contains(strings.Join(warned, "\n"), fmt.Sprintf("nesting deeper than %d levels", MaxNesting)) {
+			if cuts := name != "html" && name != "jsx" && name != "emphasis"; cuts && !strings.Contains(strings.Join(warned, "\n"), fmt.Sprintf("nesting deeper than %d levels", page.MaxNesting)) {
 				t.Errorf("no warning of the cut: %q", warned)
 			}
 		})
@@ -94,12 +64,12 @@ func TestLoadDeepNesting(t *testing.T) {
 // about ten times that at 10,000 (before the cut, about a hundred times).
 func BenchmarkReadNested(b *testing.B) {
 	for _, n := range []int{10000, 100000} {
-		for name, page := range nestedPages(n) {
+		for name, src := range nestedPages(n) {
 			ext := ".md"
 			if name == "jsx" {
 				ext = ".mdx"
 			}
-			fsys := fstest.MapFS{"deep" + ext: {Data: []byte("# Deep\n\n" + page)}}
+			fsys := fstest.MapFS{"deep" + ext: {Data: []byte("# Deep\n\n" + src)}}
 			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
 				opts := DefaultOptions()
 				opts.Warn = func(string, error) {}
@@ -120,13 +90,13 @@ func BenchmarkReadNested(b *testing.B) {
 // The cut is idempotent, bounds every line's container depth, never
 // panics, and the reader takes whatever it leaves.
 func FuzzLimitNesting(f *testing.F) {
-	for _, p := range nestedPages(MaxNesting + 3) {
+	for _, p := range nestedPages(page.MaxNesting + 3) {
 		f.Add([]byte(p))
 	}
 	f.Add([]byte("```\n> > >\n```\n[a](b)\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		out, _ := limitNesting(src)
-		if again, line := limitNesting(out); line != 0 || !bytes.Equal(again, out) {
+		out, _ := page.LimitNesting(src)
+		if again, line := page.LimitNesting(out); line != 0 || !bytes.Equal(again, out) {
 			t.Fatalf("a second cut changed line %d of %q", line, out)
 		}
 		fsys := fstest.MapFS{"a.md": {Data: append([]byte("# A\n\n"), src...)}}

@@ -1,4 +1,4 @@
-package markdown
+package page
 
 import (
 	"context"
@@ -43,19 +43,46 @@ type section struct {
 	items   []item
 }
 
+// Sizes are a chunk's sizes, in cl100k tokens.
+type Sizes struct {
+	Target  int // what a split aims at
+	Max     int // never exceeded, but by a single oversized code block
+	Min     int // smaller chunks join a neighbour of the same page
+	Overlap int // how much of a chunk's end starts the next one
+}
+
+// Place is where the site puts a page: what its chunks name.
+type Place struct {
+	Path         string // the page's file path without extension: chunk ids derive from it
+	ChapterID    string
+	Route        string // the page's path on the site
+	ModuleID     string
+	ModuleTitle  string
+	ChapterTitle string // the title the site gives the page
+}
+
 type chapter struct {
-	file     *Chapter
+	at       Place
 	title    string
 	sections []section
 }
 
-// parseChapter reads a page into sections: the text before the first
-// `##` is a section named after the chapter, every `##` starts one.
+// Chunks cuts the page into chunks that name the place the site gives it.
 // Counting the tokens of an 8 MiB page takes seconds: it stops, returning
 // nil, as soon as ctx is done.
-func parseChapter(ctx context.Context, f *Chapter) *chapter {
-	ch := &chapter{file: f, title: f.Title}
-	blocks := f.blocks
+func (p *Page) Chunks(ctx context.Context, at Place, s Sizes) []rag.Chunk {
+	ch := parseChapter(ctx, p, at)
+	if ch == nil {
+		return nil
+	}
+	return ch.chunks(ctx, s)
+}
+
+// parseChapter reads a page into sections: the text before the first
+// `##` is a section named after the chapter, every `##` starts one.
+func parseChapter(ctx context.Context, p *Page, at Place) *chapter {
+	ch := &chapter{at: at, title: at.ChapterTitle}
+	blocks := p.blocks
 	slugs := Slugger{}
 	anchor := func(b block) string {
 		if b.custom != "" {
@@ -144,7 +171,8 @@ func itemTokens(it item) int {
 // it stops, returning nil, as soon as ctx is done, so SIGTERM is heard
 // within a section, not at the end of the page (Load then returns ctx's
 // error).
-func (ch *chapter) chunks(ctx context.Context, moduleTitle string, o Options) []rag.Chunk {
+func (ch *chapter) chunks(ctx context.Context, o Sizes) []rag.Chunk {
+	moduleTitle := ch.at.ModuleTitle
 	header := func(sec string) string {
 		return "[Module: " + moduleTitle + "]\n[Chapter: " + ch.title + "]\n[Section: " + sec + "]\n\n"
 	}
@@ -154,7 +182,7 @@ func (ch *chapter) chunks(ctx context.Context, moduleTitle string, o Options) []
 			return nil
 		}
 		sec := &ch.sections[si]
-		budget := o.MaxTokens - CountTokens(header(sec.heading.Text))
+		budget := o.Max - CountTokens(header(sec.heading.Text))
 		total := 0
 		for _, it := range sec.items {
 			total += itemTokens(it)
@@ -163,7 +191,7 @@ func (ch *chapter) chunks(ctx context.Context, moduleTitle string, o Options) []
 			pieces = append(pieces, piece{sec: sec, items: sec.items, tokens: total})
 			continue
 		}
-		pieces = append(pieces, splitSection(sec, budget, o.TargetTokens)...)
+		pieces = append(pieces, splitSection(sec, budget, o.Target)...)
 	}
 	pieces = mergeSmall(pieces, o)
 
@@ -190,7 +218,7 @@ func (ch *chapter) chunks(ctx context.Context, moduleTitle string, o Options) []
 					body = strings.Repeat("#", max(fh.Level, 2)) + " " + fh.Text + "\n\n" + body
 				}
 			}
-			if CountTokens(text+lead+"\n\n"+body) <= o.MaxTokens {
+			if CountTokens(text+lead+"\n\n"+body) <= o.Max {
 				body = lead + "\n\n" + body
 			} else if prevTailHeading != nil && !sameHeading(prevTailHeading, firstHeading(p)) {
 				headings = append(headings[:1], headings[2:]...)
@@ -199,22 +227,22 @@ func (ch *chapter) chunks(ctx context.Context, moduleTitle string, o Options) []
 		text += body
 		key := p.sec.heading.Text
 		c := rag.Chunk{
-			ID:             uuid.NewSHA1(idSpace, []byte(ch.file.Path+"\x00"+key+"\x00"+strconv.Itoa(perSection[key]))).String(),
+			ID:             uuid.NewSHA1(idSpace, []byte(ch.at.Path+"\x00"+key+"\x00"+strconv.Itoa(perSection[key]))).String(),
 			Text:           text,
-			ModuleID:       ch.file.ModuleID,
-			ChapterID:      ch.file.ID,
-			PagePath:       ch.file.Route,
+			ModuleID:       ch.at.ModuleID,
+			ChapterID:      ch.at.ChapterID,
+			PagePath:       ch.at.Route,
 			SectionHeading: p.sec.heading.Text,
 			ChunkIndex:     len(out),
 			Anchor:         p.sec.heading.Anchor,
-			ChapterPath:    ch.file.Path,
+			ChapterPath:    ch.at.Path,
 			ModuleTitle:    moduleTitle,
 			ChapterTitle:   ch.title,
 			Headings:       dedupe(headings),
 		}
 		perSection[key]++
 		out = append(out, c)
-		prevTail, prevTailHeading = tail(p, o.OverlapTokens)
+		prevTail, prevTailHeading = tail(p, o.Overlap)
 	}
 	return out
 }
