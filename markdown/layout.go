@@ -29,6 +29,12 @@ type layout struct {
 	// route, when set, is the page's path as the site serves it; else
 	// Docusaurus's rule (front-matter slug, number prefixes dropped).
 	route func(c *Chapter) string
+	// chapter, when set, places a page as the site does where the
+	// folders do not (a Hugo page bundle is a page of its parent folder).
+	chapter func(c *Chapter)
+	// title is the site's title, "" when the layout names none: the
+	// book's title then comes from its root page.
+	title string
 	// folderTitles name folders that have no index page to name them
 	// (a Jekyll collection).
 	folderTitles map[string]string
@@ -49,7 +55,7 @@ type bookLayout interface {
 
 // bookLayouts are tried in this order; the first that recognises the
 // book reads it.
-var bookLayouts = []bookLayout{mdBookLayout{}, docBuilderLayout{}, docusaurusSidebarLayout{}, mkDocsLayout{}, jupyterBookLayout{}, quartoLayout{}, bookdownLayout{}, jekyllLayout{}}
+var bookLayouts = []bookLayout{mdBookLayout{}, docBuilderLayout{}, docusaurusSidebarLayout{}, mkDocsLayout{}, jupyterBookLayout{}, jupyterBook2Layout{}, quartoLayout{}, bookdownLayout{}, jekyllLayout{}, hugoLayout{}}
 
 // configFiles are the layouts' config files, at the book's root.
 var configFiles = func() map[string]bool {

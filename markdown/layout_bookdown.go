@@ -56,7 +56,7 @@ func (bookdownLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options)
 		opts.warn(bookdownFile, fmt.Errorf("line %d: rmd_files is %s, want a list: the order comes from folders", files.Line, yamlKind(files)))
 		return lay, true, nil
 	}
-	lay.toc = &toc{file: bookdownFile, entries: entries}
+	lay.toc = &toc{file: bookdownFile, entries: entries, only: true}
 	return lay, true, nil
 }
 

@@ -41,7 +41,7 @@ func (jupyterBookLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Optio
 		opts.warn(jbTocFile, fmt.Errorf("not read, the order comes from folders: %w", err))
 		return lay, true, nil
 	}
-	lay.toc = &toc{file: jbTocFile, entries: entries}
+	lay.toc = &toc{file: jbTocFile, entries: entries, only: true}
 	return lay, true, nil
 }
 

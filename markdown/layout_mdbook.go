@@ -51,7 +51,7 @@ func (mdBookLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 		}
 		hash.Write(b)
 		keepUnder(l, base, sp, sp, "mdBook", opts)
-		return layout{name: "mdBook", toc: &toc{file: sp, entries: entries}, base: base, mdBook: true}, true, nil
+		return layout{name: "mdBook", toc: &toc{file: sp, entries: entries, only: true}, base: base, mdBook: true}, true, nil
 	}
 	return layout{}, false, nil
 }

@@ -52,7 +52,7 @@ func (quartoLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 		opts.warn(quartoFile, fmt.Errorf("book.chapters not read, the order comes from folders: %w", err))
 		return lay, true, nil
 	}
-	lay.toc = &toc{file: quartoFile, entries: entries}
+	lay.toc = &toc{file: quartoFile, entries: entries, only: true}
 	return lay, true, nil
 }
 

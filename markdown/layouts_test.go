@@ -17,8 +17,11 @@ import (
 // directives and roles, a notebook), quarto (_quarto.yml chapters, parts
 // and appendices, chunks, callouts, citations, cross-references),
 // bookdown (_bookdown.yml rmd_files, hidden chunks, text references),
-// gitbook (SUMMARY.md with part headings, a comment and a stray line) and
-// jekyll (_config.yml collections with a permalink, a partial folder).
+// gitbook (SUMMARY.md with part headings, a comment and a stray line),
+// jekyll (_config.yml collections with a permalink, a partial folder),
+// jupyterbook2 (myst.yml project.toc and project.title, repository files
+// it does not list) and hugo (hugo.toml title, content/ sections with
+// _index.md and weights, a page bundle, shortcodes).
 // Each one's golden listing holds the course name, the modules and
 // chapters in order with titles and page paths, the warnings, and every
 // chunk's text: what a student is quoted.

@@ -30,7 +30,7 @@ import (
 
 // Version names the chunker's output format. Change it whenever the same
 // book would be cut differently, so existing indexes are rebuilt.
-const Version = "9"
+const Version = "10"
 
 // Options are the chunker's sizes, in cl100k tokens.
 type Options struct {
@@ -195,6 +195,9 @@ type listing struct {
 	// underscored are the pages under a "_" folder: a Docusaurus partial,
 	// or a Jekyll collection.
 	underscored []string
+	// sections are the _index.md pages: a Hugo section's own page, a
+	// partial elsewhere.
+	sections []string
 }
 
 // files lists every file the listing names.
@@ -207,6 +210,7 @@ func (l listing) files() []string {
 		files = append(files, p)
 	}
 	files = append(files, l.notebooks...)
+	files = append(files, l.sections...)
 	return append(files, l.underscored...)
 }
 
@@ -261,7 +265,8 @@ func walkBook(ctx context.Context, fsys fs.FS, opts Options) (listing, error) {
 		isCategory := name == "_category_.json"
 		isConfig := configFiles[p]
 		isNotebook := strings.HasSuffix(name, notebookExt) && !hidden(name)
-		if !isCategory && !isConfig && !isNotebook && (hidden(name) || !isPage(name)) && d.Type()&fs.ModeSymlink == 0 {
+		isSection := isPage(name) && stem(name) == hugoSection
+		if !isCategory && !isConfig && !isNotebook && !isSection && (hidden(name) || !isPage(name)) && d.Type()&fs.ModeSymlink == 0 {
 			return nil
 		}
 		if !d.Type().IsRegular() {
@@ -284,6 +289,8 @@ func walkBook(ctx context.Context, fsys fs.FS, opts Options) (listing, error) {
 			return nil
 		}
 		switch {
+		case isSection && !inUnderscored(p):
+			l.sections = append(l.sections, p)
 		case inUnderscored(p):
 			l.underscored = append(l.underscored, p)
 		case isNotebook:

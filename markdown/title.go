@@ -22,6 +22,7 @@ var layoutTitles = []struct {
 	{quartoFile, [][]string{{"book", "title"}, {"website", "title"}}},
 	{bookdownFile, [][]string{{"book_title"}}},
 	{configYMLFile, [][]string{{"title"}}},
+	{mystFile, [][]string{{"project", "title"}}},
 }
 
 // ReadLayoutTitle returns the course's name as the book's layout config
@@ -31,6 +32,9 @@ var layoutTitles = []struct {
 // followed, at most 1 MiB); one that cannot be parsed names nothing.
 func ReadLayoutTitle(dir string) string {
 	if t := layoutTitleIn(dir, layoutTitles); t != "" {
+		return t
+	}
+	if t := readHugoTitle(dir); t != "" {
 		return t
 	}
 	// `--docs` may name an MkDocs docs_dir: mkdocs.yml is above it.

@@ -45,6 +45,11 @@ type tocEntry struct {
 type toc struct {
 	file    string
 	entries []tocEntry
+	// only: the site builds only the pages its table of contents lists
+	// (mdBook, Jupyter Book, Quarto, bookdown, Sphinx); the others are
+	// repository files (a README, a code of conduct), not pages of the
+	// book. Else they are read after the listed ones.
+	only bool
 }
 
 // someOf lists the first n names, and how many more there are.
@@ -377,12 +382,23 @@ func applyToc(t *Tree, chapters []*Chapter, folders map[string]*folder, tc toc, 
 		c.ModuleID = ""
 	}
 
-	var rest []*Chapter
+	var rest, unlisted []*Chapter
 	for _, c := range chapters {
-		if !listed[c] {
+		switch {
+		case listed[c]:
+		case tc.only:
+			unlisted = append(unlisted, c)
+		default:
 			rest = append(rest, c)
 			opts.warn(c.File, fmt.Errorf("not listed in %s: read after the pages it lists", tc.file))
 		}
+	}
+	if len(unlisted) > 0 {
+		names := make([]string, len(unlisted))
+		for i, c := range unlisted {
+			names[i] = c.File
+		}
+		opts.warn(tc.file, fmt.Errorf("%w: not pages of the book, as it does not list them (%d): %s", errSkipped, len(unlisted), someOf(names, 3)))
 	}
 	if len(rest) > 0 {
 		var more Tree

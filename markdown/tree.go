@@ -141,7 +141,11 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 		}
 		fmt.Fprintf(hash, "%s\x00%d\x00", p, len(b))
 		hash.Write(b)
-		chapters = append(chapters, newChapter(p, b, lay.base))
+		c := newChapter(p, b, lay.base)
+		if lay.chapter != nil {
+			lay.chapter(c)
+		}
+		chapters = append(chapters, c)
 	}
 	if len(chapters) == 0 {
 		return nil, fmt.Errorf("%w that could be read", ErrNoChapters)
@@ -172,6 +176,9 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 			break
 		}
 	}
+	if lay.title != "" {
+		t.Title = lay.title
+	}
 	t.Hash = hex.EncodeToString(hash.Sum(nil))
 	return t, nil
 }
@@ -193,7 +200,7 @@ func newChapter(p string, raw []byte, base string) *Chapter {
 	}
 	s := stem(p)
 	c.IsIndex = isIndexName(s, c.dir)
-	if v, err := strconv.ParseFloat(fm["sidebar_position"], 64); err == nil {
+	if v, ok := frontMatterPosition(fm); ok {
 		c.Position = v
 	} else if n, ok := numberPrefix(s); ok {
 		c.Position = n
@@ -204,16 +211,34 @@ func newChapter(p string, raw []byte, base string) *Chapter {
 	}
 	c.Label = fm["sidebar_label"]
 	if c.Label == "" {
+		c.Label = fm["linkTitle"] // Hugo's
+	}
+	if c.Label == "" {
 		c.Label = c.Title
 	}
 	return c
 }
 
 // isIndexName reports a folder's index page as Docusaurus does: index,
-// README, or the folder's own name.
+// README, or the folder's own name; or a Hugo section's _index.
 func isIndexName(stem, dir string) bool {
 	s := strings.ToLower(stem)
-	return s == "index" || s == "readme" || dir != "" && s == strings.ToLower(path.Base(dir))
+	return s == "index" || s == "readme" || s == hugoSection || dir != "" && s == strings.ToLower(path.Base(dir))
+}
+
+// positionKeys are the front-matter keys that place a page among its
+// folder's: Docusaurus's sidebar_position, Hugo's weight, and the
+// sort_rank of sites in Hugo's manner (the Prometheus docs). A weight of 0
+// is Hugo's "none".
+var positionKeys = []string{"sidebar_position", "weight", "sort_rank"}
+
+func frontMatterPosition(fm map[string]string) (float64, bool) {
+	for _, k := range positionKeys {
+		if v, err := strconv.ParseFloat(fm[k], 64); err == nil && (v != 0 || k == "sidebar_position") {
+			return v, true
+		}
+	}
+	return 0, false
 }
 
 // folder is what a folder's _category_.json and index page say about it.

@@ -79,7 +79,7 @@ var (
 	citeKey      = regexp.MustCompile(`(^|[\s;-])-?@(\w[\w:.#$%&+?<>~/-]*\w|\w)`)
 	crossRef     = regexp.MustCompile(`(^|[^\w@\\])@(fig|tbl|sec|eq|thm|lem|cor|def|exm|exr|lst)-([\w-]*\w)`)
 	bookdownRef  = regexp.MustCompile(`\\@ref\((?:(fig|tab|eq|thm|lem|def|exm|exr|sec)[:])?([\w.-]+)\)`)
-	shortcode    = regexp.MustCompile(`\{\{<\s*[^{}]*?>\}\}`)
+	shortcode    = regexp.MustCompile(`\{\{[<%]\s*[^{}]*?[%>]\}\}`)
 	headingAttrs = regexp.MustCompile(`^( {0,3}#{1,6}[ \t].*?)[ \t]+\{((?:\s*(?:[#.][\w:.-]+|-|[\w-]+=(?:"[^"]*"|\S+)))+)\s*\}[ \t]*$`)
 	spanAttrs    = regexp.MustCompile(`(\]|\))\{(?:[.#][^{}]*|[\w-]+=[^{}]*)\}`)
 	refCaption   = regexp.MustCompile(`^\(ref:[\w.-]+\)\s*`)

@@ -41,6 +41,7 @@ func TestPlainDialects(t *testing.T) {
 		{"callout", "::: {.callout-note title=\"Remember\"}\nCells divide.\n:::", ":::div Remember\nCells divide.\n:::"},
 		{"fenced div", ":::: {.columns}\nText.\n::::", "::::div\nText.\n::::"},
 		{"shortcode", "Text {{< pagebreak >}} more.", "Text  more."},
+		{"markdown shortcode", "{{% alert title=\"Note\" %}}Keep a backup.{{% /alert %}}", "Keep a backup."},
 		{"heading attributes", "# Preface {-}\n## Growth {#sec-growth .unnumbered}", "# Preface\n## Growth {#sec-growth}"},
 		{"heading with braces kept", "## Sets {a, b}", "## Sets {a, b}"},
 		{"ref caption", "(ref:cell) A cell dividing.", "A cell dividing."},
