@@ -22,7 +22,8 @@ import (
 // jupyterbook2 (myst.yml project.toc and project.title, repository files
 // it does not list) and hugo (hugo.toml title, content/ sections with
 // _index.md and weights, a page bundle, shortcodes) and mkdocs-literate
-// (nav entries naming a folder, literate-nav with nav_file: README.md).
+// (nav entries naming a folder, literate-nav with nav_file: README.md),
+// bookdown-parts ((PART) and (APPENDIX) headings); jekyll has an order list.
 // Each one's golden listing holds the course name, the modules and
 // chapters in order with titles and page paths, the warnings, and every
 // chunk's text: what a student is quoted.

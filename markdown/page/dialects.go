@@ -31,6 +31,11 @@ import (
 //     anchor); `(ref:label) text` caption lines are their text; a
 //     definition list's ": " marker goes.
 
+// BookdownPart is a bookdown part heading, `# (PART) Title {-}`, or the
+// appendix's, `# (APPENDIX) Title {-}`: it starts a part of the book (a
+// module, see the site's bookdown layout), not a section of the page.
+var BookdownPart = regexp.MustCompile(`^#\s+\((PART|APPENDIX)\\?\*?\)\s*(.*?)\s*(\{[^}]*\})?\s*$`)
+
 var (
 	// directiveFence opens a MyST directive or a Quarto/R Markdown chunk:
 	// ```{name} args or ```{r label, opts}.
@@ -262,7 +267,7 @@ func plainDialects(lines []string) []string {
 			out = append(out, html.UnescapeString(line))
 			continue
 		}
-		if snippetLine.MatchString(line) || mystTarget.MatchString(line) || mystBreak.MatchString(line) ||
+		if snippetLine.MatchString(line) || BookdownPart.MatchString(line) || mystTarget.MatchString(line) || mystBreak.MatchString(line) ||
 			mystLabel.MatchString(line) || (mystComment.MatchString(line) && !rInfixOpener.MatchString(line)) {
 			continue
 		}
@@ -433,7 +438,7 @@ func hasDialect(lines []string) bool {
 		case '!', '?', '=', '/', '{', ':', '(', '+', '%', '-':
 			return true
 		}
-		if strings.ContainsAny(l, "{@") || strings.Contains(l, "`r ") || strings.HasPrefix(t, "<pre") {
+		if strings.ContainsAny(l, "{@") || strings.HasPrefix(t, "# (") || strings.Contains(l, "`r ") || strings.HasPrefix(t, "<pre") {
 			return true
 		}
 	}
