@@ -55,7 +55,7 @@ type bookLayout interface {
 
 // bookLayouts are tried in this order; the first that recognises the
 // book reads it.
-var bookLayouts = []bookLayout{mdBookLayout{}, docBuilderLayout{}, docusaurusSidebarLayout{}, mkDocsLayout{}, jupyterBookLayout{}, jupyterBook2Layout{}, quartoLayout{}, bookdownLayout{}, jekyllLayout{}, hugoLayout{}}
+var bookLayouts = []bookLayout{mdBookLayout{}, docBuilderLayout{}, docusaurusSidebarLayout{}, mkDocsLayout{}, jupyterBookLayout{}, jupyterBook2Layout{}, quartoLayout{}, bookdownLayout{}, jekyllLayout{}, hugoLayout{}, sphinxLayout{}}
 
 // configFiles are the layouts' config files, at the book's root.
 var configFiles = func() map[string]bool {

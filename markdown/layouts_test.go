@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -23,7 +24,8 @@ import (
 // it does not list) and hugo (hugo.toml title, content/ sections with
 // _index.md and weights, a page bundle, shortcodes) and mkdocs-literate
 // (nav entries naming a folder, literate-nav with nav_file: README.md),
-// bookdown-parts ((PART) and (APPENDIX) headings); jekyll has an order list.
+// bookdown-parts ((PART) and (APPENDIX) headings), sphinx-myst (conf.py
+// project, {toctree} with captions in index.md); jekyll has an order list.
 // Each one's golden listing holds the course name, the modules and
 // chapters in order with titles and page paths, the warnings, and every
 // chunk's text: what a student is quoted.
@@ -323,5 +325,28 @@ func TestMkDocsConfigAboveTheDocsFolder(t *testing.T) {
 		if strings.Join(got, "|") != tt.want {
 			t.Errorf("docs_dir %q: chapters %q, want %s", tt.docsDir, got, tt.want)
 		}
+	}
+}
+
+// A Sphinx book in reStructuredText is refused, saying so; .rst pages
+// beside Markdown ones are left out with one warning.
+func TestRestructuredTextRefused(t *testing.T) {
+	rst := fstest.MapFS{
+		"conf.py":     {Data: []byte("project = 'Knots'\n")},
+		"index.rst":   {Data: []byte("Knots\n=====\n\n.. toctree::\n\n   bowline\n")},
+		"bowline.rst": {Data: []byte("Bowline\n=======\n\nA fixed loop at the end of a line.\n")},
+	}
+	_, err := ReadTree(t.Context(), rst, DefaultOptions())
+	if !errors.Is(err, ErrRestructuredText) || !strings.Contains(err.Error(), "2 .rst pages") {
+		t.Errorf("error %v, want ErrRestructuredText naming 2 .rst pages", err)
+	}
+	if _, err := ReadTree(t.Context(), fstest.MapFS{"notes.txt": {Data: []byte("x")}}, DefaultOptions()); !errors.Is(err, ErrNoChapters) ||
+		!strings.Contains(err.Error(), ".qmd, .Rmd") || !strings.Contains(err.Error(), ".rst") {
+		t.Errorf("error %v, want ErrNoChapters naming .qmd, .Rmd and .rst", err)
+	}
+	rst["guide.md"] = &fstest.MapFile{Data: []byte("# Guide\n\nTie the knot.\n")}
+	tree, w := readWarned(t, rst)
+	if len(tree.Chapters) != 1 || !strings.Contains(strings.Join(w, "\n"), "2 pages in reStructuredText (.rst) are not read") {
+		t.Errorf("chapters %d, warnings %q", len(tree.Chapters), w)
 	}
 }

@@ -195,6 +195,8 @@ type listing struct {
 	// underscored are the pages under a "_" folder: a Docusaurus partial,
 	// or a Jekyll collection.
 	underscored []string
+	// rst are the pages in reStructuredText, which are not read.
+	rst []string
 	// sections are the _index.md pages: a Hugo section's own page, a
 	// partial elsewhere.
 	sections []string
@@ -266,6 +268,10 @@ func walkBook(ctx context.Context, fsys fs.FS, opts Options) (listing, error) {
 		isConfig := configFiles[p]
 		isNotebook := strings.HasSuffix(name, notebookExt) && !hidden(name)
 		isSection := isPage(name) && stem(name) == hugoSection
+		if strings.HasSuffix(name, ".rst") && !hidden(name) && d.Type().IsRegular() && !inUnderscored(p) {
+			l.rst = append(l.rst, p)
+			return nil
+		}
 		if !isCategory && !isConfig && !isNotebook && !isSection && (hidden(name) || !isPage(name)) && d.Type()&fs.ModeSymlink == 0 {
 			return nil
 		}

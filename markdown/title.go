@@ -34,8 +34,10 @@ func ReadLayoutTitle(dir string) string {
 	if t := layoutTitleIn(dir, layoutTitles); t != "" {
 		return t
 	}
-	if t := readHugoTitle(dir); t != "" {
-		return t
+	for _, read := range []func(string) string{readHugoTitle, readSphinxTitle} {
+		if t := read(dir); t != "" {
+			return t
+		}
 	}
 	// `--docs` may name an MkDocs docs_dir: mkdocs.yml is above it.
 	return layoutTitleIn(filepath.Dir(dir), layoutTitles[:2])

@@ -37,7 +37,12 @@ type Tree struct {
 }
 
 // ErrNoChapters is the error of a book without a page to read.
-var ErrNoChapters = errors.New("the book has no .md or .mdx chapters")
+var ErrNoChapters = errors.New("the book has no chapters: no .md, .mdx, .qmd, .Rmd or .ipynb pages in the folder (a book in .rst is not read)")
+
+// ErrRestructuredText is the error of a book written in reStructuredText
+// (a Sphinx site's .rst pages): no maintained Go reader of it fits, and a
+// page read half right would be quoted wrong, so the book is refused.
+var ErrRestructuredText = errors.New("the book is written in reStructuredText (.rst), which is not read: convert it to MyST Markdown (.md), as Sphinx's MyST parser reads it")
 
 // FolderPosition is a folder's sidebar position (its _category_.json
 // position, its index page's, or its number prefix); folders without one
@@ -103,8 +108,13 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(l.pages) == 0 {
+	switch {
+	case len(l.pages) == 0 && len(l.rst) > 0:
+		return nil, fmt.Errorf("%w (%d .rst pages: %s)", ErrRestructuredText, len(l.rst), someOf(l.rst, 3))
+	case len(l.pages) == 0:
 		return nil, ErrNoChapters
+	case len(l.rst) > 0:
+		opts.warn(l.rst[0], fmt.Errorf("%w: %d pages in reStructuredText (.rst) are not read: %s", errSkipped, len(l.rst), someOf(l.rst, 3)))
 	}
 	var chapters []*Chapter
 	for _, p := range l.pages {
