@@ -91,6 +91,26 @@ var (
 )
 
 // codeDirectives are MyST directives whose body is code.
+var (
+	// liquidTag is a GitBook or Liquid tag, {% exercise %}, {% endhint %}:
+	// it frames text, and is no text itself.
+	liquidTag = regexp.MustCompile(`\{%-?\s*[^{}]*?-?%\}`)
+	// footnoteRef is a footnote's marker in the text, [^id]; footnoteDef
+	// opens its definition, `[^id]: text`, whose text stays.
+	footnoteRef = regexp.MustCompile(`\[\^[\w.:-]+\]`)
+	footnoteDef = regexp.MustCompile(`^\s{0,3}\[\^[^\]\s]+\]:\s*`)
+	// autodocBlock is an mkdocstrings `::: package.module` or an
+	// mkdocs-click `::: mkdocs-click` block: documentation generated from
+	// code the book does not hold. Its indented options go with it.
+	autodocBlock = regexp.MustCompile(`^:::\s+(?:mkdocs-click|[\w-]+(?:\.[\w-]+)+)\s*$`)
+	// tableCaption is a pandoc table caption's id, `: Caption {#tbl-id}`.
+	tableCaption = regexp.MustCompile(`\s*\{#(?:tbl|tab)-[^{}\s]*\}\s*$`)
+)
+
+// bareDirectives lay their content out (a grid's columns, a bookdown
+// block's style): their arguments are no text, their content is.
+var bareDirectives = map[string]bool{"grid": true, "grid-item": true, "tab-set": true, "block": true, "block2": true}
+
 var codeDirectives = map[string]bool{"code-cell": true, "code-block": true, "code": true, "sourcecode": true, "ipython": true}
 
 // droppedDirectives show no text of their own.
@@ -141,6 +161,7 @@ func plainDialects(lines []string) []string {
 	// options: the lines after a colon directive's opener may be its
 	// options; pending: a line whose role runs on to the next.
 	options, pending, held, inPre := false, "", 0, false
+	autodoc := false // in an autodocBlock's options
 	for _, line := range lines {
 		if options && mystOption.MatchString(line) {
 			continue
@@ -235,7 +256,7 @@ func plainDialects(lines []string) []string {
 		}
 		if m := colonDirective.FindStringSubmatch(line); m != nil {
 			options = true
-			if droppedDirectives[m[2]] {
+			if droppedDirectives[m[2]] || bareDirectives[m[2]] {
 				out = append(out, m[1]+"div")
 			} else {
 				out = append(out, m[1]+"div "+strings.TrimSpace(m[3]))
@@ -266,6 +287,28 @@ func plainDialects(lines []string) []string {
 			}
 			out = append(out, html.UnescapeString(line))
 			continue
+		}
+		if autodoc {
+			if t := strings.TrimSpace(line); t == "" || strings.HasPrefix(line, "  ") {
+				continue
+			}
+			autodoc = false
+		}
+		if autodocBlock.MatchString(line) {
+			autodoc = true
+			continue
+		}
+		if strings.Contains(line, "{%") && !strings.Contains(line, "{{%") {
+			if t := strings.TrimSpace(liquidTag.ReplaceAllString(line, "")); t == "" {
+				continue // a tag on its own line
+			}
+			line = outsideCodeSpans(line, func(s string) string { return liquidTag.ReplaceAllString(s, "") })
+		}
+		if strings.Contains(line, "[^") {
+			line = outsideCodeSpans(footnoteDef.ReplaceAllString(line, ""), func(s string) string { return footnoteRef.ReplaceAllString(s, "") })
+		}
+		if strings.HasPrefix(line, ": ") {
+			line = tableCaption.ReplaceAllString(line, "")
 		}
 		if snippetLine.MatchString(line) || BookdownPart.MatchString(line) || mystTarget.MatchString(line) || mystBreak.MatchString(line) ||
 			mystLabel.MatchString(line) || (mystComment.MatchString(line) && !rInfixOpener.MatchString(line)) {
@@ -323,7 +366,7 @@ func openDirective(m []string, out *[]string) *openFence {
 	}
 	*out = append(*out, "")
 	title := strings.TrimSpace(args + " " + rest)
-	if title != "" && lname != "figure" && lname != "math" {
+	if title != "" && lname != "figure" && lname != "math" && !bareDirectives[lname] {
 		*out = append(*out, indent+plainInline(title), "")
 	}
 	return &openFence{fence: fence, indent: indent, kind: fenceText, options: true}
@@ -438,9 +481,18 @@ func hasDialect(lines []string) bool {
 		case '!', '?', '=', '/', '{', ':', '(', '+', '%', '-':
 			return true
 		}
-		if strings.ContainsAny(l, "{@") || strings.HasPrefix(t, "# (") || strings.Contains(l, "`r ") || strings.HasPrefix(t, "<pre") {
+		if strings.ContainsAny(l, "{@") || strings.HasPrefix(t, "# (") || strings.Contains(l, "[^") || strings.Contains(l, "`r ") || strings.HasPrefix(t, "<pre") {
 			return true
 		}
 	}
 	return false
+}
+
+// outsideCodeSpans rewrites the parts of a line outside its `code spans`.
+func outsideCodeSpans(line string, rewrite func(string) string) string {
+	parts := strings.Split(line, "`")
+	for i := 0; i < len(parts); i += 2 {
+		parts[i] = rewrite(parts[i])
+	}
+	return strings.Join(parts, "`")
 }
