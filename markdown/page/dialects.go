@@ -96,7 +96,9 @@ var (
 	// it frames text, and is no text itself.
 	liquidTag = regexp.MustCompile(`\{%-?\s*[^{}]*?-?%\}`)
 	// footnoteRef is a footnote's marker in the text, [^id]; footnoteDef
-	// opens its definition, `[^id]: text`, whose text stays.
+	// is its definition, `[^id]: text`. A footnote is mostly a citation
+	// (the references of dh-handbook): quoted as an answer it answers
+	// nothing, so the definition's line goes.
 	footnoteRef = regexp.MustCompile(`\[\^[\w.:-]+\]`)
 	footnoteDef = regexp.MustCompile(`^\s{0,3}\[\^[^\]\s]+\]:\s*`)
 	// autodocBlock is an mkdocstrings `::: package.module` or an
@@ -303,6 +305,9 @@ func plainDialects(lines []string) []string {
 				continue // a tag on its own line
 			}
 			line = outsideCodeSpans(line, func(s string) string { return liquidTag.ReplaceAllString(s, "") })
+		}
+		if footnoteDef.MatchString(line) {
+			continue
 		}
 		if strings.Contains(line, "[^") {
 			line = outsideCodeSpans(footnoteDef.ReplaceAllString(line, ""), func(s string) string { return footnoteRef.ReplaceAllString(s, "") })

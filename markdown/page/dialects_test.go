@@ -42,7 +42,7 @@ func TestPlainDialects(t *testing.T) {
 		{"fenced div", ":::: {.columns}\nText.\n::::", "::::div\nText.\n::::"},
 		{"shortcode", "Text {{< pagebreak >}} more.", "Text  more."},
 		{"gitbook exercise", "{% exercise %}\nAdd two numbers.\n{% solution %}\nlet x = 1 + 2;\n{% endexercise %}", "Add two numbers.\nlet x = 1 + 2;"},
-		{"footnotes", "A claim.[^src]\n\n[^src]: Where it comes from.", "A claim.\n\nWhere it comes from."},
+		{"footnotes", "A claim.[^src]\n\n[^src]: Where it comes from.", "A claim.\n"},
 		{"footnote-like code", "Match `[^/]+` or `x[^1]`.", "Match `[^/]+` or `x[^1]`."},
 		{"mkdocstrings", "::: shop.cart.Cart\n    options:\n      show_source: false\n\nAfter.", "After."},
 		{"mkdocs-click", "::: mkdocs-click\n    :module: shop.cli\n\nAfter.", "After."},
