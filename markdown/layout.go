@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -13,10 +14,12 @@ import (
 )
 
 // Each layout a book can be written in (mdBook and GitBook, doc-builder,
-// Docusaurus with a sidebar file, MkDocs, Jupyter Book, Quarto, bookdown,
-// Jekyll) is a bookLayout, in a file of its own. A book read by none of
-// them is read as a Docusaurus docs folder: folders, _category_.json and
-// number prefixes.
+// Docusaurus with a sidebar file, MkDocs, Jupyter Book 1 and 2, Quarto,
+// bookdown, Jekyll, Hugo, Sphinx with MyST) is a bookLayout, in a file of
+// its own: its config files, its table of contents, its title. A new
+// layout is a new file and its place in bookLayouts. A book read by none
+// of them is read as a Docusaurus docs folder: folders, _category_.json
+// and number prefixes.
 
 // layout is how a book gives its structure.
 type layout struct {
@@ -51,6 +54,9 @@ type bookLayout interface {
 	// Jekyll collection, a Jupyter Book's notebooks), with a warning for
 	// what it leaves out. What it reads it writes to hash.
 	read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (lay layout, ok bool, err error)
+	// title is the course's name as the layout's config in the book's
+	// folder gives it, "" for none (see ReadLayoutTitle).
+	title(root *os.Root) string
 }
 
 // bookLayouts are tried in this order; the first that recognises the

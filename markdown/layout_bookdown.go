@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"sort"
 	"strings"
 
@@ -19,6 +20,10 @@ import (
 type bookdownLayout struct{}
 
 const bookdownFile = "_bookdown.yml"
+
+func (bookdownLayout) title(root *os.Root) string {
+	return yamlTitle(root, bookdownFile, []string{"book_title"})
+}
 
 func (bookdownLayout) configs() []string { return []string{bookdownFile} }
 

@@ -31,6 +31,11 @@ type docusaurusSidebarLayout struct{}
 // sidebarFiles are the names of a Docusaurus sidebar file.
 var sidebarFiles = []string{"sidebars.js", "sidebars.ts"}
 
+// title: the Docusaurus config beside the docs folder names the site (ReadSiteTitle).
+func (docusaurusSidebarLayout) title(root *os.Root) string {
+	return ""
+}
+
 func (docusaurusSidebarLayout) configs() []string { return sidebarFiles }
 
 func (docusaurusSidebarLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, bool, error) {

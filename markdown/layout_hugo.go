@@ -97,14 +97,7 @@ func hugoTitle(file string, b []byte) string {
 	return courseOf(strings.TrimSpace(conf.Title))
 }
 
-// readHugoTitle is the title of the Hugo config in dir, "" for none: read
-// as a site config is (inside the folder, no link followed, at most 1 MiB).
-func readHugoTitle(dir string) string {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return ""
-	}
-	defer root.Close()
+func (hugoLayout) title(root *os.Root) string {
 	for _, f := range hugoConfigs {
 		if raw, _, err := readInRoot(root, f, maxConfigBytes); err == nil {
 			return hugoTitle(f, raw)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -28,6 +29,10 @@ type jekyllConfig struct {
 	Title          string    `yaml:"title"`
 	Collections    yaml.Node `yaml:"collections"`
 	CollectionsDir string    `yaml:"collections_dir"`
+}
+
+func (jekyllLayout) title(root *os.Root) string {
+	return yamlTitle(root, configYMLFile, []string{"title"})
 }
 
 func (jekyllLayout) configs() []string { return []string{configYMLFile} }

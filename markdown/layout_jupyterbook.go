@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -23,6 +24,10 @@ const (
 	// configYMLFile is Jupyter Book's config, and Jekyll's.
 	configYMLFile = "_config.yml"
 )
+
+func (jupyterBookLayout) title(root *os.Root) string {
+	return yamlTitle(root, configYMLFile, []string{"title"})
+}
 
 func (jupyterBookLayout) configs() []string { return []string{jbTocFile, configYMLFile} }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -18,6 +19,10 @@ import (
 type jupyterBook2Layout struct{}
 
 const mystFile = "myst.yml"
+
+func (jupyterBook2Layout) title(root *os.Root) string {
+	return yamlTitle(root, mystFile, []string{"project", "title"})
+}
 
 func (jupyterBook2Layout) configs() []string { return []string{mystFile} }
 

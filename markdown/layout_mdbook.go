@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"slices"
 
 	"github.com/textbook-rag/rag/markdown/page"
@@ -20,6 +21,9 @@ type mdBookLayout struct{}
 
 // summaryPaths are where an mdBook's SUMMARY.md may be.
 var summaryPaths = []string{summaryFile, "src/" + summaryFile}
+
+// title: an mdBook names itself in book.toml (ReadBookTomlTitle).
+func (mdBookLayout) title(*os.Root) string { return "" }
 
 func (mdBookLayout) configs() []string { return nil } // SUMMARY.md is a page until it is read
 

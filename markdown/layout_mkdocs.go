@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"slices"
 	"sort"
@@ -81,6 +82,13 @@ func scalar(n *yaml.Node) string {
 		return ""
 	}
 	return strings.TrimSpace(n.Value)
+}
+
+func (mkDocsLayout) title(root *os.Root) string {
+	if t := yamlTitle(root, mkDocsFile, []string{"site_name"}); t != "" {
+		return t
+	}
+	return yamlTitle(root, mkDocsFileAlt, []string{"site_name"})
 }
 
 func (mkDocsLayout) configs() []string { return []string{mkDocsFile, mkDocsFileAlt} }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -17,6 +18,10 @@ import (
 type quartoLayout struct{}
 
 const quartoFile = "_quarto.yml"
+
+func (quartoLayout) title(root *os.Root) string {
+	return yamlTitle(root, quartoFile, []string{"book", "title"}, []string{"website", "title"})
+}
 
 func (quartoLayout) configs() []string { return []string{quartoFile} }
 

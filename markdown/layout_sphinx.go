@@ -142,14 +142,7 @@ func (r sphinxReader) toctrees(p string, depth int) []tocEntry {
 	return out
 }
 
-// readSphinxTitle is the project conf.py in dir (or its source/ or docs/)
-// names, "" for none: read as a site config is, never run.
-func readSphinxTitle(dir string) string {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return ""
-	}
-	defer root.Close()
+func (sphinxLayout) title(root *os.Root) string {
 	for _, f := range sphinxConfigs {
 		if raw, _, err := readInRoot(root, f, maxConfigBytes); err == nil {
 			if m := sphinxProject.FindSubmatch(raw); m != nil {
