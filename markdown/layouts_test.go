@@ -123,7 +123,8 @@ func TestLayoutFixtures(t *testing.T) {
 // rawMarkup is dialect markup that a quote must never show.
 var rawMarkup = []string{"!!! ", "??? ", "=== \"", "/// ", "{!>", "{* ", "```{", ":::{", "::: {", "{{<", "`r ",
 	"\\@ref(", "(ref:", "{doc}`", "{eq}`", "{cite}`", "{term}`", "{math}`", "{numref}`",
-	":label:", ":class:", ":tags:", "#| ", "+++", ")=\n", "{/*"}
+	":label:", ":class:", ":tags:", "#| ", "+++", ")=\n", "{/*",
+	"{% ", "{{%", "[^v]", "{#tbl-", "block2", "(PART)", "(APPENDIX)", "::: soilkit", "mkdocs-click", "1 2 2 2"}
 
 func readWarned(t *testing.T, book fstest.MapFS) (*Tree, []string) {
 	t.Helper()
