@@ -112,6 +112,16 @@ func readLayout(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, e
 	return lay, nil
 }
 
+// firstConfig is the first of names the book has at its root, "" for none.
+func firstConfig(l *listing, names []string) string {
+	for _, f := range names {
+		if l.configs[f] {
+			return f
+		}
+	}
+	return ""
+}
+
 // underscoredFolder is the outermost "_" folder a path is in.
 func underscoredFolder(p string) string {
 	parts := strings.Split(p, "/")

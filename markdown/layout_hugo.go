@@ -31,13 +31,7 @@ var hugoConfigs = []string{"hugo.toml", "hugo.yaml", "hugo.yml", "config.toml", 
 func (hugoLayout) configs() []string { return hugoConfigs }
 
 func (hugoLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, bool, error) {
-	file := ""
-	for _, f := range hugoConfigs {
-		if l.configs[f] {
-			file = f
-			break
-		}
-	}
+	file := firstConfig(l, hugoConfigs)
 	content := hasFolder(l.pages, "content") || hasFolder(l.sections, "content")
 	if len(l.sections) == 0 && (file == "" || !strings.HasPrefix(file, "hugo.") && !content) {
 		return layout{}, false, nil

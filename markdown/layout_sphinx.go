@@ -35,13 +35,7 @@ var (
 func (sphinxLayout) configs() []string { return sphinxConfigs }
 
 func (sphinxLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, bool, error) {
-	file := ""
-	for _, f := range sphinxConfigs {
-		if l.configs[f] {
-			file = f
-			break
-		}
-	}
+	file := firstConfig(l, sphinxConfigs)
 	if file == "" {
 		return layout{}, false, nil
 	}

@@ -341,6 +341,9 @@ func FuzzLayoutConfig(f *testing.F) {
 		{"sidebars.ts", "export default {a: [{type: 'doc', id: 'm/b'}, 'a', {'C': ['m/b']}]} as const;"},
 		{"sidebars.js", "module.exports = {a: [`x${y}`, {type: 'category', items: [[[{"},
 		{"SUMMARY.md", "- [A](a.md)\n  <!-- x -->\n  text\n- [[B]](m/b.md) [C](c.md)\n"},
+		{"myst.yml", "project:\n  toc:\n    - file: a.md\n    - title: P\n      children: [{file: m/b.md}, 3]\n"},
+		{"hugo.toml", "title = \"T\"\n[params\n"},
+		{"conf.py", "project = 'P'\nroot_doc = 'a'\n"},
 	} {
 		f.Add(seed[0], seed[1])
 	}
