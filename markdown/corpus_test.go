@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -110,6 +111,9 @@ func checkTocOrder(t *testing.T, tree *Tree, entries []tocEntry) {
 	}
 }
 
+// fenceLine opens (or closes) fenced code.
+var fenceLine = regexp.MustCompile("^\\s*(`{3,}|~{3,})")
+
 // rawProse finds dialect markup (rawMarkup) in a chunk's prose: outside
 // fenced code and code spans.
 func rawProse(text string) (raw, line string) {
@@ -121,7 +125,7 @@ func rawProse(text string) (raw, line string) {
 			}
 			continue
 		}
-		if m := fenceOpen.FindStringSubmatch(l); m != nil {
+		if m := fenceLine.FindStringSubmatch(l); m != nil {
 			fence = m[1]
 			continue
 		}

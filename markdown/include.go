@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/textbook-rag/rag/markdown/page"
 )
 
 // An mdBook page pulls text from other files with links:
@@ -156,7 +158,7 @@ func (x *expander) include(from, kind, args string, depth int) (string, error) {
 	if !utf8.Valid(b) {
 		return "", fmt.Errorf("%s is not valid UTF-8", target)
 	}
-	text, err := selectLines(string(cleanText(b)), sel)
+	text, err := selectLines(string(page.CleanText(b)), sel)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", target, err)
 	}

@@ -5,16 +5,21 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/textbook-rag/rag/markdown/page"
 )
 
 // Each layout a book can be written in (mdBook and GitBook, doc-builder,
-// Docusaurus with a sidebar file, MkDocs, Jupyter Book, Quarto, bookdown,
-// Jekyll) is a bookLayout, in a file of its own. A book read by none of
-// them is read as a Docusaurus docs folder: folders, _category_.json and
-// number prefixes.
+// Docusaurus with a sidebar file, MkDocs, Jupyter Book 1 and 2, Quarto,
+// bookdown, Jekyll, Hugo, Sphinx with MyST) is a bookLayout, in a file of
+// its own: its config files, its table of contents, its title. A new
+// layout is a new file and its place in bookLayouts. A book read by none
+// of them is read as a Docusaurus docs folder: folders, _category_.json
+// and number prefixes.
 
 // layout is how a book gives its structure.
 type layout struct {
@@ -27,6 +32,12 @@ type layout struct {
 	// route, when set, is the page's path as the site serves it; else
 	// Docusaurus's rule (front-matter slug, number prefixes dropped).
 	route func(c *Chapter) string
+	// chapter, when set, places a page as the site does where the
+	// folders do not (a Hugo page bundle is a page of its parent folder).
+	chapter func(c *Chapter)
+	// title is the site's title, "" when the layout names none: the
+	// book's title then comes from its root page.
+	title string
 	// folderTitles name folders that have no index page to name them
 	// (a Jekyll collection).
 	folderTitles map[string]string
@@ -34,21 +45,34 @@ type layout struct {
 
 // bookLayout recognises one layout and reads its table of contents.
 type bookLayout interface {
+	// configs are the config files at the book's root the layout reads:
+	// the walk of the book keeps them for it.
+	configs() []string
 	// read returns the book's layout, ok false when the book is not laid
 	// out so. It may take pages out of the listing (a table of contents
 	// that is a page, pages the site does not show) or add some (a
 	// Jekyll collection, a Jupyter Book's notebooks), with a warning for
 	// what it leaves out. What it reads it writes to hash.
 	read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (lay layout, ok bool, err error)
+	// title is the course's name as the layout's config in the book's
+	// folder gives it, "" for none (see ReadLayoutTitle).
+	title(root *os.Root) string
 }
 
 // bookLayouts are tried in this order; the first that recognises the
 // book reads it.
-var bookLayouts = []bookLayout{mdBookLayout{}, docBuilderLayout{}, docusaurusSidebarLayout{}, mkDocsLayout{}, jupyterBookLayout{}, quartoLayout{}, bookdownLayout{}, jekyllLayout{}}
+var bookLayouts = []bookLayout{mdBookLayout{}, docBuilderLayout{}, docusaurusSidebarLayout{}, mkDocsLayout{}, jupyterBookLayout{}, jupyterBook2Layout{}, quartoLayout{}, bookdownLayout{}, jekyllLayout{}, hugoLayout{}, sphinxLayout{}}
 
 // configFiles are the layouts' config files, at the book's root.
-var configFiles = map[string]bool{toctreeFile: true, mkDocsFile: true, mkDocsFileAlt: true, jbTocFile: true,
-	configYMLFile: true, quartoFile: true, bookdownFile: true, "sidebars.js": true, "sidebars.ts": true}
+var configFiles = func() map[string]bool {
+	files := map[string]bool{}
+	for _, bl := range bookLayouts {
+		for _, f := range bl.configs() {
+			files[f] = true
+		}
+	}
+	return files
+}()
 
 // readLayout finds the book's layout. Notebooks and pages in "_" folders
 // that the layout does not take are left out with a warning each folder.
@@ -88,6 +112,16 @@ func readLayout(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, e
 	return lay, nil
 }
 
+// firstConfig is the first of names the book has at its root, "" for none.
+func firstConfig(l *listing, names []string) string {
+	for _, f := range names {
+		if l.configs[f] {
+			return f
+		}
+	}
+	return ""
+}
+
 // underscoredFolder is the outermost "_" folder a path is in.
 func underscoredFolder(p string) string {
 	parts := strings.Split(p, "/")
@@ -114,7 +148,7 @@ func readConfig(fsys fs.FS, l *listing, name string, opts Options) ([]byte, bool
 	if err != nil {
 		return nil, false, err
 	}
-	return cleanText(b), true, nil
+	return page.CleanText(b), true, nil
 }
 
 // keepUnder leaves only the pages under base (the folder a site is built

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"sort"
 	"strings"
 
+	"github.com/textbook-rag/rag/markdown/page"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -18,6 +20,12 @@ import (
 type bookdownLayout struct{}
 
 const bookdownFile = "_bookdown.yml"
+
+func (bookdownLayout) title(root *os.Root) string {
+	return yamlTitle(root, bookdownFile, []string{"book_title"})
+}
+
+func (bookdownLayout) configs() []string { return []string{bookdownFile} }
 
 func (bookdownLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, bool, error) {
 	b, ok, err := readConfig(fsys, l, bookdownFile, opts)
@@ -54,8 +62,60 @@ func (bookdownLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options)
 		opts.warn(bookdownFile, fmt.Errorf("line %d: rmd_files is %s, want a list: the order comes from folders", files.Line, yamlKind(files)))
 		return lay, true, nil
 	}
-	lay.toc = &toc{file: bookdownFile, entries: entries}
+	lay.toc = &toc{file: bookdownFile, entries: bookdownParts(fsys, entries, opts), only: true}
 	return lay, true, nil
+}
+
+// bookdownParts groups the chapters into the book's parts: a page with a
+// `# (PART) Title {-}` heading starts a module titled so, and `#
+// (APPENDIX) Title {-}` starts the appendix's. A page that holds nothing
+// but the part heading is the module's own page. Chapters before the
+// first part stay at the book's root.
+func bookdownParts(fsys fs.FS, entries []tocEntry, opts Options) []tocEntry {
+	var out []tocEntry
+	part := -1 // index in out of the open part
+	for _, e := range entries {
+		title, only := "", false
+		if b, err := readFile(fsys, e.Ref, opts.MaxFileBytes); err == nil {
+			title, only = partHeading(page.CleanText(b))
+		}
+		switch {
+		case title != "" && only:
+			out = append(out, tocEntry{Title: title, Ref: e.Ref, Path: e.Path})
+			part = len(out) - 1
+		case title != "":
+			out = append(out, tocEntry{Title: title, Children: []tocEntry{e}})
+			part = len(out) - 1
+		case part >= 0:
+			out[part].Children = append(out[part].Children, e)
+		default:
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// partHeading is the title of the part a page starts, "" for none; only
+// when the page has no # heading of its own.
+func partHeading(b []byte) (title string, only bool) {
+	only = true
+	fence := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = !fence
+		}
+		if fence || !strings.HasPrefix(line, "# ") {
+			continue
+		}
+		if m := page.BookdownPart.FindStringSubmatch(line); m != nil {
+			if title == "" {
+				title = m[2]
+			}
+			continue
+		}
+		only = false
+	}
+	return title, only
 }
 
 // bookdownDefault is bookdown's order without rmd_files: the .Rmd files

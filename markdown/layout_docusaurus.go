@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing/fstest"
 
+	"github.com/textbook-rag/rag/markdown/page"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -29,6 +30,13 @@ type docusaurusSidebarLayout struct{}
 
 // sidebarFiles are the names of a Docusaurus sidebar file.
 var sidebarFiles = []string{"sidebars.js", "sidebars.ts"}
+
+// title: the Docusaurus config beside the docs folder names the site (ReadSiteTitle).
+func (docusaurusSidebarLayout) title(root *os.Root) string {
+	return ""
+}
+
+func (docusaurusSidebarLayout) configs() []string { return sidebarFiles }
 
 func (docusaurusSidebarLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, bool, error) {
 	for _, name := range sidebarFiles {
@@ -173,7 +181,7 @@ func BringSiteConfig(book fs.FS, dir string) fs.FS {
 			continue
 		}
 		var conf mkDocsConfig
-		if yaml.Unmarshal(cleanText(src), &conf) != nil {
+		if yaml.Unmarshal(page.CleanText(src), &conf) != nil {
 			return book
 		}
 		docsDir := strings.Trim(conf.DocsDir, "/")

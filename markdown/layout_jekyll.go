@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"sort"
 	"strings"
 
+	"github.com/textbook-rag/rag/markdown/page"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -29,10 +31,20 @@ type jekyllConfig struct {
 	CollectionsDir string    `yaml:"collections_dir"`
 }
 
+func (jekyllLayout) title(root *os.Root) string {
+	return yamlTitle(root, configYMLFile, []string{"title"})
+}
+
+func (jekyllLayout) configs() []string { return []string{configYMLFile} }
+
 func (jekyllLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, bool, error) {
 	// permalinks are the collections by folder, with their permalink
 	// pattern ("" for Jekyll's default).
 	permalinks := map[string]string{}
+	// order places the pages a collection's order list names (Jekyll 4),
+	// by path; the collection's other pages come after them.
+	order := map[string]float64{}
+	ordered := map[string]bool{}
 	b, hasConfig, err := readConfig(fsys, l, configYMLFile, opts)
 	if err != nil {
 		return layout{}, false, err
@@ -55,6 +67,15 @@ func (jekyllLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 					p = v.Value
 				}
 				add(c.Content[i].Value, p)
+				if o := mapValue(c.Content[i+1], "order"); o != nil && o.Kind == yaml.SequenceNode {
+					folder := path.Join(dir, "_"+c.Content[i].Value)
+					ordered[folder] = true
+					for n, f := range o.Content {
+						if f.Kind == yaml.ScalarNode {
+							order[path.Join(folder, f.Value)] = float64(n)
+						}
+					}
+				}
 			}
 		case yaml.SequenceNode:
 			for _, n := range c.Content {
@@ -83,8 +104,15 @@ func (jekyllLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 		kept = append(kept, p)
 	}
 	l.underscored = kept
+	place := func(c *Chapter) {
+		if pos, ok := order[c.File]; ok {
+			c.Position = pos
+		} else if ordered[underscoredFolder(c.File)] {
+			c.Position = noPosition
+		}
+	}
 	route := func(c *Chapter) string {
-		if p := c.fm["permalink"]; p != "" {
+		if p := c.page.FrontMatter["permalink"]; p != "" {
 			return jekyllClean(p)
 		}
 		dir := underscoredFolder(c.File)
@@ -100,7 +128,7 @@ func (jekyllLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 			":title", path.Base(rel), ":output_ext", "").Replace(pattern)
 		return jekyllClean(r)
 	}
-	return layout{name: "Jekyll", route: route, folderTitles: titles}, true, nil
+	return layout{name: "Jekyll", route: route, folderTitles: titles, chapter: place}, true, nil
 }
 
 // jekyllClean is a permalink as a page path: no slashes at the ends and
@@ -127,7 +155,7 @@ func frontMatterCollections(fsys fs.FS, l *listing, opts Options) []string {
 		if err != nil {
 			continue // warned about, if it matters, when it is read
 		}
-		fm, _ := splitFrontMatter(cleanText(b))
+		fm, _ := page.SplitFrontMatter(page.CleanText(b))
 		if fm["layout"] != "" || fm["permalink"] != "" {
 			out = append(out, dir)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -24,6 +25,12 @@ const (
 	configYMLFile = "_config.yml"
 )
 
+func (jupyterBookLayout) title(root *os.Root) string {
+	return yamlTitle(root, configYMLFile, []string{"title"})
+}
+
+func (jupyterBookLayout) configs() []string { return []string{jbTocFile, configYMLFile} }
+
 func (jupyterBookLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, bool, error) {
 	b, ok, err := readConfig(fsys, l, jbTocFile, opts)
 	if !ok || err != nil {
@@ -39,21 +46,17 @@ func (jupyterBookLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Optio
 		opts.warn(jbTocFile, fmt.Errorf("not read, the order comes from folders: %w", err))
 		return lay, true, nil
 	}
-	lay.toc = &toc{file: jbTocFile, entries: entries}
+	lay.toc = &toc{file: jbTocFile, entries: entries, only: true}
 	return lay, true, nil
 }
 
 // parseJBToc reads a _toc.yml: the root page first, then its parts,
 // chapters or sections.
 func parseJBToc(b []byte) ([]tocEntry, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("not valid YAML: %w", err)
+	top, err := yamlMapping(b, "root and parts, chapters or sections")
+	if err != nil {
+		return nil, err
 	}
-	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, errors.New("want a mapping with root and parts, chapters or sections")
-	}
-	top := doc.Content[0]
 	var out []tocEntry
 	if root := mapValue(top, "root"); root != nil && root.Kind == yaml.ScalarNode {
 		out = append(out, tocEntry{Ref: root.Value, Path: tocPath("", root.Value)})
@@ -70,7 +73,7 @@ func parseJBToc(b []byte) ([]tocEntry, error) {
 			if c := mapValue(p, "caption"); c != nil && c.Kind == yaml.ScalarNode {
 				e.Title = strings.TrimSpace(c.Value)
 			}
-			children, err := jbEntries(mapValue(p, "chapters"), 0)
+			children, err := fileEntries(mapValue(p, "chapters"), "sections", 0)
 			if err != nil {
 				return nil, err
 			}
@@ -81,7 +84,7 @@ func parseJBToc(b []byte) ([]tocEntry, error) {
 	}
 	for _, key := range []string{"chapters", "sections"} {
 		if n := mapValue(top, key); n != nil {
-			es, err := jbEntries(n, 0)
+			es, err := fileEntries(n, "sections", 0)
 			if err != nil {
 				return nil, err
 			}
@@ -91,19 +94,20 @@ func parseJBToc(b []byte) ([]tocEntry, error) {
 	return out, nil
 }
 
-// jbEntries reads a list of files (file, title, sections); url and glob
-// entries name no page of the book.
-func jbEntries(n *yaml.Node, depth int) ([]tocEntry, error) {
+// fileEntries reads a list of pages: {file, title, and the entries under
+// it at children}, as Jupyter Book's sections and MyST's children are;
+// url, glob and pattern entries name no page of the book.
+func fileEntries(n *yaml.Node, children string, depth int) ([]tocEntry, error) {
 	if n == nil {
 		return nil, nil
 	}
-	if err := tocList(n, "a list of pages", "a list", "sections", depth); err != nil {
+	if err := tocList(n, "a list of pages", "a list", children, depth); err != nil {
 		return nil, err
 	}
 	var out []tocEntry
 	for _, item := range n.Content {
 		if item.Kind != yaml.MappingNode {
-			return nil, fmt.Errorf("line %d: an entry is %s, want a mapping (file, title, sections)", item.Line, yamlKind(item))
+			return nil, fmt.Errorf("line %d: an entry is %s, want a mapping (file, title, %s)", item.Line, yamlKind(item), children)
 		}
 		var e tocEntry
 		if f := mapValue(item, "file"); f != nil && f.Kind == yaml.ScalarNode {
@@ -112,17 +116,30 @@ func jbEntries(n *yaml.Node, depth int) ([]tocEntry, error) {
 		if t := mapValue(item, "title"); t != nil && t.Kind == yaml.ScalarNode {
 			e.Title = strings.TrimSpace(t.Value)
 		}
-		children, err := jbEntries(mapValue(item, "sections"), depth+1)
+		under, err := fileEntries(mapValue(item, children), children, depth+1)
 		if err != nil {
 			return nil, err
 		}
-		e.Children = children
-		if e.Ref == "" && len(children) == 0 {
-			continue // a url or a glob
+		e.Children = under
+		if e.Ref == "" && len(under) == 0 {
+			continue // a url, a glob or a pattern
 		}
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// yamlMapping parses a YAML config whose top is a mapping; want says
+// what the mapping holds, for the error.
+func yamlMapping(b []byte, want string) (*yaml.Node, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("not valid YAML: %w", err)
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, errors.New("want a mapping with " + want)
+	}
+	return doc.Content[0], nil
 }
 
 // mapValue is the value of key in a YAML mapping, nil when it has none.

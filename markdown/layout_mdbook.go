@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"slices"
+
+	"github.com/textbook-rag/rag/markdown/page"
 )
 
 // mdBookLayout reads a book whose SUMMARY.md lists its pages: an mdBook
@@ -18,6 +21,11 @@ type mdBookLayout struct{}
 
 // summaryPaths are where an mdBook's SUMMARY.md may be.
 var summaryPaths = []string{summaryFile, "src/" + summaryFile}
+
+// title: an mdBook names itself in book.toml (ReadBookTomlTitle).
+func (mdBookLayout) title(*os.Root) string { return "" }
+
+func (mdBookLayout) configs() []string { return nil } // SUMMARY.md is a page until it is read
 
 func (mdBookLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, bool, error) {
 	known := knownPages(l)
@@ -33,7 +41,7 @@ func (mdBookLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 			return layout{}, false, err
 		}
 		base := parentDir(sp)
-		entries, skipped, ok := parseSummary(cleanText(b), base)
+		entries, skipped, ok := parseSummary(page.CleanText(b), base)
 		if !listsAPage(entries, known) {
 			continue
 		}
@@ -47,7 +55,7 @@ func (mdBookLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 		}
 		hash.Write(b)
 		keepUnder(l, base, sp, sp, "mdBook", opts)
-		return layout{name: "mdBook", toc: &toc{file: sp, entries: entries}, base: base, mdBook: true}, true, nil
+		return layout{name: "mdBook", toc: &toc{file: sp, entries: entries, only: true}, base: base, mdBook: true}, true, nil
 	}
 	return layout{}, false, nil
 }

@@ -4,7 +4,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"sort"
 	"strings"
+
+	"github.com/textbook-rag/rag/markdown/page"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -28,7 +34,64 @@ type mkDocsConfig struct {
 	SiteName string    `yaml:"site_name"`
 	DocsDir  string    `yaml:"docs_dir"`
 	Nav      yaml.Node `yaml:"nav"`
+	Plugins  yaml.Node `yaml:"plugins"`
 }
+
+// plugin is the config of a plugin in the plugins list, nil when the
+// site does not use it; a plugin named without options has an empty one.
+func (c mkDocsConfig) plugin(name string) *yaml.Node {
+	if c.Plugins.Kind != yaml.SequenceNode {
+		return nil
+	}
+	for _, p := range c.Plugins.Content {
+		switch {
+		case p.Kind == yaml.ScalarNode && p.Value == name:
+			return &yaml.Node{Kind: yaml.MappingNode}
+		case p.Kind == yaml.MappingNode:
+			if v := mapValue(p, name); v != nil {
+				return v
+			}
+		}
+	}
+	return nil
+}
+
+// i18nFolder is the default language's folder of a site translated with
+// mkdocs-static-i18n in folders (docs/en/…, docs/sl/…), "" for none: the
+// nav names pages under it.
+func (c mkDocsConfig) i18nFolder() string {
+	p := c.plugin("i18n")
+	if p == nil || scalar(mapValue(p, "docs_structure")) != "folder" {
+		return ""
+	}
+	langs := mapValue(p, "languages")
+	if langs == nil || langs.Kind != yaml.SequenceNode {
+		return ""
+	}
+	for _, l := range langs.Content {
+		if scalar(mapValue(l, "default")) == "true" {
+			return scalar(mapValue(l, "locale"))
+		}
+	}
+	return ""
+}
+
+// scalar is a YAML node's text, "" for none or one that is no scalar.
+func scalar(n *yaml.Node) string {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return strings.TrimSpace(n.Value)
+}
+
+func (mkDocsLayout) title(root *os.Root) string {
+	if t := yamlTitle(root, mkDocsFile, []string{"site_name"}); t != "" {
+		return t
+	}
+	return yamlTitle(root, mkDocsFileAlt, []string{"site_name"})
+}
+
+func (mkDocsLayout) configs() []string { return []string{mkDocsFile, mkDocsFileAlt} }
 
 func (mkDocsLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, bool, error) {
 	file := mkDocsFile
@@ -53,18 +116,108 @@ func (mkDocsLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 	if !hasFolder(l.pages, base) {
 		base = ""
 	}
+	if lang := conf.i18nFolder(); lang != "" && hasFolder(l.pages, path.Join(base, lang)) {
+		base = path.Join(base, lang)
+	}
 	lay.base = base
 	keepUnder(l, base, "", file, "MkDocs site", opts)
+	lit := literateNav{file: file, fsys: fsys, l: l, opts: opts, hash: hash}
+	if p := conf.plugin("literate-nav"); p != nil {
+		lit.navFile = "SUMMARY.md"
+		if f := scalar(mapValue(p, "nav_file")); f != "" {
+			lit.navFile = f
+		}
+	}
+	var entries []tocEntry
 	if conf.Nav.Kind == 0 {
-		return lay, true, nil
+		if lit.navFile == "" {
+			return lay, true, nil
+		}
+		// literate-nav: the docs folder's nav file is the nav.
+		entries = lit.folder(base, 0)
+	} else {
+		var err error
+		if entries, err = mkDocsNav(&conf.Nav, base, 0); err != nil {
+			opts.warn(file, fmt.Errorf("nav not read, the order comes from folders: %w", err))
+			return lay, true, nil
+		}
 	}
-	entries, err := mkDocsNav(&conf.Nav, base, 0)
-	if err != nil {
-		opts.warn(file, fmt.Errorf("nav not read, the order comes from folders: %w", err))
-		return lay, true, nil
-	}
-	lay.toc = &toc{file: file, entries: entries}
+	lay.toc = &toc{file: file, entries: lit.expand(entries, 0)}
 	return lay, true, nil
+}
+
+// literateNav expands the nav entries that name a folder ("User Guide:
+// user-guide/"), as the literate-nav plugin does: the folder's nav file
+// (nav_file), a Markdown list of links, is its nav; without one, its
+// pages in order of name, the index first.
+type literateNav struct {
+	file    string
+	navFile string // "" without the plugin
+	fsys    fs.FS
+	l       *listing
+	opts    Options
+	hash    io.Writer
+}
+
+func (n literateNav) expand(entries []tocEntry, depth int) []tocEntry {
+	for i := range entries {
+		e := &entries[i]
+		if dir := n.folderOf(e.Ref, e.Path); dir != "" && depth < maxTocDepth {
+			e.Ref, e.Path = "", ""
+			e.Children = append(n.folder(dir, depth+1), e.Children...)
+		}
+		e.Children = n.expand(e.Children, depth+1)
+	}
+	return entries
+}
+
+// folderOf is the folder a nav entry names, "" when it names a page.
+func (n literateNav) folderOf(ref, p string) string {
+	if ref == "" || p == "" || strings.Contains(ref, "://") {
+		return ""
+	}
+	if strings.HasSuffix(ref, "/") || hasFolder(n.l.pages, p) && !slices.ContainsFunc(n.l.pages, func(q string) bool { return pagePath(q) == p }) {
+		return p
+	}
+	return ""
+}
+
+// folder is the nav of one folder: its nav file's links when it has one
+// that reads as a list of links, else its pages.
+func (n literateNav) folder(dir string, depth int) []tocEntry {
+	if n.navFile != "" {
+		nf := path.Join(dir, n.navFile)
+		if slices.Contains(n.l.pages, nf) {
+			b, err := readFile(n.fsys, nf, n.opts.MaxFileBytes)
+			if err == nil {
+				entries, _, ok := parseSummary(page.CleanText(b), dir)
+				if ok {
+					n.hash.Write(b)
+					// The nav file is navigation, not a page to quote.
+					n.l.pages = slices.DeleteFunc(n.l.pages, func(p string) bool { return p == nf })
+					return entries
+				}
+			}
+		}
+	}
+	var pages []string
+	for _, p := range n.l.pages {
+		if parentDir(p) == dir {
+			pages = append(pages, p)
+		}
+	}
+	sort.SliceStable(pages, func(i, j int) bool {
+		a, b := isIndexName(stem(pages[i]), dir), isIndexName(stem(pages[j]), dir)
+		if a != b {
+			return a
+		}
+		return NaturalLess(pages[i], pages[j])
+	})
+	out := make([]tocEntry, 0, len(pages))
+	for _, p := range pages {
+		out = append(out, tocEntry{Ref: p, Path: pagePath(p)})
+	}
+	return out
 }
 
 // hasFolder reports a page under dir.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -17,6 +18,12 @@ import (
 type quartoLayout struct{}
 
 const quartoFile = "_quarto.yml"
+
+func (quartoLayout) title(root *os.Root) string {
+	return yamlTitle(root, quartoFile, []string{"book", "title"}, []string{"website", "title"})
+}
+
+func (quartoLayout) configs() []string { return []string{quartoFile} }
 
 func (quartoLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, bool, error) {
 	b, ok, err := readConfig(fsys, l, quartoFile, opts)
@@ -50,7 +57,7 @@ func (quartoLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 		opts.warn(quartoFile, fmt.Errorf("book.chapters not read, the order comes from folders: %w", err))
 		return lay, true, nil
 	}
-	lay.toc = &toc{file: quartoFile, entries: entries}
+	lay.toc = &toc{file: quartoFile, entries: entries, only: true}
 	return lay, true, nil
 }
 

@@ -1,10 +1,12 @@
 package markdown
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -16,8 +18,14 @@ import (
 // directives and roles, a notebook), quarto (_quarto.yml chapters, parts
 // and appendices, chunks, callouts, citations, cross-references),
 // bookdown (_bookdown.yml rmd_files, hidden chunks, text references),
-// gitbook (SUMMARY.md with part headings, a comment and a stray line) and
-// jekyll (_config.yml collections with a permalink, a partial folder).
+// gitbook (SUMMARY.md with part headings, a comment and a stray line),
+// jekyll (_config.yml collections with a permalink, a partial folder),
+// jupyterbook2 (myst.yml project.toc and project.title, repository files
+// it does not list) and hugo (hugo.toml title, content/ sections with
+// _index.md and weights, a page bundle, shortcodes) and mkdocs-literate
+// (nav entries naming a folder, literate-nav with nav_file: README.md),
+// bookdown-parts ((PART) and (APPENDIX) headings), sphinx-myst (conf.py
+// project, {toctree} with captions in index.md); jekyll has an order list.
 // Each one's golden listing holds the course name, the modules and
 // chapters in order with titles and page paths, the warnings, and every
 // chunk's text: what a student is quoted.
@@ -115,7 +123,8 @@ func TestLayoutFixtures(t *testing.T) {
 // rawMarkup is dialect markup that a quote must never show.
 var rawMarkup = []string{"!!! ", "??? ", "=== \"", "/// ", "{!>", "{* ", "```{", ":::{", "::: {", "{{<", "`r ",
 	"\\@ref(", "(ref:", "{doc}`", "{eq}`", "{cite}`", "{term}`", "{math}`", "{numref}`",
-	":label:", ":class:", ":tags:", "#| ", "+++", ")=\n", "{/*"}
+	":label:", ":class:", ":tags:", "#| ", "+++", ")=\n", "{/*",
+	"{% ", "{{%", "[^v]", "{#tbl-", "block2", "(PART)", "(APPENDIX)", "::: soilkit", "mkdocs-click", "1 2 2 2"}
 
 func readWarned(t *testing.T, book fstest.MapFS) (*Tree, []string) {
 	t.Helper()
@@ -211,12 +220,17 @@ func TestSetextHeadingsAreSections(t *testing.T) {
 	}
 }
 
+// rawCitation is a pandoc citation, [@key] or [see @a; @b].
+var rawCitation = regexp.MustCompile(`\[(?:[^\[\]]*[\s;-])?@\w[^\[\]]*\]`)
+
 // rawLine finds markup that is raw only in some places: a citation (not
 // a link's text, "[@name](url)") and a heading's attributes.
 func rawLine(line string) string {
 	line = strings.TrimSpace(line)
-	if plainCitations(line) != line {
-		return "[@…]"
+	for _, m := range rawCitation.FindAllStringIndex(line, -1) {
+		if m[1] == len(line) || line[m[1]] != '(' && line[m[1]] != '[' {
+			return "[@…]"
+		}
 	}
 	if strings.HasPrefix(line, "#") && (strings.HasSuffix(line, "{-}") || strings.Contains(line, "{.unnumbered")) {
 		return "{-}"
@@ -312,5 +326,28 @@ func TestMkDocsConfigAboveTheDocsFolder(t *testing.T) {
 		if strings.Join(got, "|") != tt.want {
 			t.Errorf("docs_dir %q: chapters %q, want %s", tt.docsDir, got, tt.want)
 		}
+	}
+}
+
+// A Sphinx book in reStructuredText is refused, saying so; .rst pages
+// beside Markdown ones are left out with one warning.
+func TestRestructuredTextRefused(t *testing.T) {
+	rst := fstest.MapFS{
+		"conf.py":     {Data: []byte("project = 'Knots'\n")},
+		"index.rst":   {Data: []byte("Knots\n=====\n\n.. toctree::\n\n   bowline\n")},
+		"bowline.rst": {Data: []byte("Bowline\n=======\n\nA fixed loop at the end of a line.\n")},
+	}
+	_, err := ReadTree(t.Context(), rst, DefaultOptions())
+	if !errors.Is(err, ErrRestructuredText) || !strings.Contains(err.Error(), "2 .rst pages") {
+		t.Errorf("error %v, want ErrRestructuredText naming 2 .rst pages", err)
+	}
+	if _, err := ReadTree(t.Context(), fstest.MapFS{"notes.txt": {Data: []byte("x")}}, DefaultOptions()); !errors.Is(err, ErrNoChapters) ||
+		!strings.Contains(err.Error(), ".qmd, .Rmd") || !strings.Contains(err.Error(), ".rst") {
+		t.Errorf("error %v, want ErrNoChapters naming .qmd, .Rmd and .rst", err)
+	}
+	rst["guide.md"] = &fstest.MapFile{Data: []byte("# Guide\n\nTie the knot.\n")}
+	tree, w := readWarned(t, rst)
+	if len(tree.Chapters) != 1 || !strings.Contains(strings.Join(w, "\n"), "2 pages in reStructuredText (.rst) are not read") {
+		t.Errorf("chapters %d, warnings %q", len(tree.Chapters), w)
 	}
 }

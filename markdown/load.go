@@ -1,12 +1,13 @@
-// Package markdown reads a Docusaurus-style book — folders are modules,
-// .md/.mdx files are chapters — or one laid out for another site
-// generator (mdBook or GitBook, doc-builder, a Docusaurus sidebar, MkDocs,
-// Jupyter Book, Quarto, bookdown, Jekyll: see layout.go), whose table of
-// contents gives the order, titles and modules, and reads each dialect's
-// markup as the site shows it (dialects.go). It parses each page with goldmark and
-// cuts it into chunks for retrieval: split at `##`, then at `###` and at
-// block boundaries when a section is too big, small pieces joined to a
-// neighbour, adjacent chunks overlapping a little.
+// Package markdown reads a book as its site shows it: which pages it has,
+// in which order, under which titles and in which modules. Each site
+// generator's layout (mdBook or GitBook, doc-builder, a Docusaurus
+// sidebar, MkDocs, Jupyter Book, Quarto, bookdown, Jekyll: see layout.go)
+// is a file of its own whose table of contents gives the order, titles
+// and modules; a book in none of them is read as a folder of folders
+// (folders are modules, pages are chapters, _category_.json and number
+// prefixes order them). What one page's markup says, and how it is cut
+// into chunks, is package page's business: the site hands it each page
+// and the place the page has in the book.
 package markdown
 
 import (
@@ -24,11 +25,12 @@ import (
 	"unicode"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/markdown/page"
 )
 
 // Version names the chunker's output format. Change it whenever the same
 // book would be cut differently, so existing indexes are rebuilt.
-const Version = "9"
+const Version = "10"
 
 // Options are the chunker's sizes, in cl100k tokens.
 type Options struct {
@@ -59,6 +61,10 @@ func (o Options) warn(path string, err error) {
 // textbook chapter is well under 1 MiB).
 func DefaultOptions() Options {
 	return Options{TargetTokens: 450, MaxTokens: 1000, MinTokens: 100, OverlapTokens: 50, MaxFileBytes: 8 << 20}
+}
+
+func (o Options) sizes() page.Sizes {
+	return page.Sizes{Target: o.TargetTokens, Max: o.MaxTokens, Min: o.MinTokens, Overlap: o.OverlapTokens}
 }
 
 func (o Options) withDefaults() Options {
@@ -119,9 +125,7 @@ func hidden(name string) bool { return strings.HasPrefix(name, "_") || strings.H
 func Load(ctx context.Context, fsys fs.FS, opts Options) (rag.Book, []rag.Chunk, error) {
 	opts = opts.withDefaults()
 	// Hold the token encoder until the whole book is chunked (see encoder).
-	if enc, err := encoder(); err == nil {
-		defer runtime.KeepAlive(enc)
-	}
+	defer page.HoldEncoder()()
 	t, err := ReadTree(ctx, fsys, opts)
 	if err != nil {
 		return rag.Book{}, nil, err
@@ -147,8 +151,10 @@ func Load(ctx context.Context, fsys fs.FS, opts Options) (rag.Book, []rag.Chunk,
 		go func() {
 			for i := w; i < len(t.Chapters); i += workers {
 				c := t.Chapters[i]
-				if ch := parseChapter(ctx, c); ch != nil && ctx.Err() == nil {
-					perChapter[i] = ch.chunks(ctx, moduleTitle[c.ModuleID], opts)
+				at := page.Place{Path: c.Path, ChapterID: c.ID, Route: c.Route, ModuleID: c.ModuleID,
+					ModuleTitle: moduleTitle[c.ModuleID], ChapterTitle: c.Title}
+				if chunks := c.page.Chunks(ctx, at, opts.sizes()); ctx.Err() == nil {
+					perChapter[i] = chunks
 				}
 				close(done[i])
 			}
@@ -189,6 +195,11 @@ type listing struct {
 	// underscored are the pages under a "_" folder: a Docusaurus partial,
 	// or a Jekyll collection.
 	underscored []string
+	// rst are the pages in reStructuredText, which are not read.
+	rst []string
+	// sections are the _index.md pages: a Hugo section's own page, a
+	// partial elsewhere.
+	sections []string
 }
 
 // files lists every file the listing names.
@@ -201,6 +212,7 @@ func (l listing) files() []string {
 		files = append(files, p)
 	}
 	files = append(files, l.notebooks...)
+	files = append(files, l.sections...)
 	return append(files, l.underscored...)
 }
 
@@ -255,7 +267,12 @@ func walkBook(ctx context.Context, fsys fs.FS, opts Options) (listing, error) {
 		isCategory := name == "_category_.json"
 		isConfig := configFiles[p]
 		isNotebook := strings.HasSuffix(name, notebookExt) && !hidden(name)
-		if !isCategory && !isConfig && !isNotebook && (hidden(name) || !isPage(name)) && d.Type()&fs.ModeSymlink == 0 {
+		isSection := isPage(name) && stem(name) == hugoSection
+		if strings.HasSuffix(name, ".rst") && !hidden(name) && d.Type().IsRegular() && !inUnderscored(p) {
+			l.rst = append(l.rst, p)
+			return nil
+		}
+		if !isCategory && !isConfig && !isNotebook && !isSection && (hidden(name) || !isPage(name)) && d.Type()&fs.ModeSymlink == 0 {
 			return nil
 		}
 		if !d.Type().IsRegular() {
@@ -278,6 +295,8 @@ func walkBook(ctx context.Context, fsys fs.FS, opts Options) (listing, error) {
 			return nil
 		}
 		switch {
+		case isSection && !inUnderscored(p):
+			l.sections = append(l.sections, p)
 		case inUnderscored(p):
 			l.underscored = append(l.underscored, p)
 		case isNotebook:
@@ -345,34 +364,6 @@ func byteSize(n int64) string {
 		return strconv.FormatInt(n>>20, 10) + " MiB"
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
-}
-
-// cleanText gives a page Unix line endings (CRLF and lone CR become LF)
-// and drops control characters other than tab and newline (NUL, escape
-// sequences, ...): they mean nothing to a reader and some stores reject
-// them. Form feeds and vertical tabs become spaces.
-func cleanText(b []byte) []byte {
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case c == '\r':
-			out = append(out, '\n')
-			if i+1 < len(b) && b[i+1] == '\n' {
-				i++
-			}
-		case c == '\f' || c == '\v':
-			out = append(out, ' ')
-		case c == '\n' || c == '\t':
-			out = append(out, c)
-		case c < 0x20 || c == 0x7f:
-		case c == 0xc2 && i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] < 0xa0:
-			i++ // a C1 control character, U+0080 to U+009F
-		default:
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 func stem(p string) string { return withoutExt(path.Base(p)) }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/internal/sharedtest"
+	"github.com/textbook-rag/rag/markdown/page"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -217,7 +218,7 @@ func TestSizesCodeAndOverlap(t *testing.T) {
 		t.Fatalf("a section of several thousand tokens gave %d chunks", len(chunks))
 	}
 	for i, c := range chunks {
-		n := CountTokens(c.Text)
+		n := page.CountTokens(c.Text)
 		if n > o.MaxTokens {
 			t.Errorf("chunk %d has %d tokens", i, n)
 		}
@@ -282,21 +283,6 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-func TestSlug(t *testing.T) {
-	tests := map[string]string{
-		"Hello World":                         "hello-world",
-		"LiDAR (Light Detection and Ranging)": "lidar-light-detection-and-ranging",
-		"Step 5: Match Actuators":             "step-5-match-actuators",
-		"What's Next?":                        "whats-next",
-		"snake_case and-dash":                 "snake_case-and-dash",
-	}
-	for in, want := range tests {
-		if got := Slug(in); got != want {
-			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 const sharedBook = "../../shared/corpus/physical-ai-textbook"
 
 func TestSharedTextbook(t *testing.T) {
@@ -307,7 +293,7 @@ func TestSharedTextbook(t *testing.T) {
 	}
 	var sizes []int
 	for _, c := range chunks {
-		n := CountTokens(c.Text)
+		n := page.CountTokens(c.Text)
 		sizes = append(sizes, n)
 		if n > 1000 && strings.Count(c.Text, "```") > 2 {
 			t.Errorf("%s › %s: %d tokens and more than one code block", c.ChapterPath, c.SectionHeading, n)

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/markdown/page"
 )
 
 // warnings collects the files a load left out.
@@ -167,7 +168,7 @@ func TestLongRuns(t *testing.T) {
 // the other long runs) ingest in well under 2 s.
 func BenchmarkLoadLongRuns(b *testing.B) {
 	book := longRunsBook()
-	CountTokens("load the encoding")
+	page.CountTokens("load the encoding")
 	for b.Loop() {
 		if _, _, err := Load(b.Context(), book, DefaultOptions()); err != nil {
 			b.Fatal(err)
@@ -340,6 +341,9 @@ func FuzzLayoutConfig(f *testing.F) {
 		{"sidebars.ts", "export default {a: [{type: 'doc', id: 'm/b'}, 'a', {'C': ['m/b']}]} as const;"},
 		{"sidebars.js", "module.exports = {a: [`x${y}`, {type: 'category', items: [[[{"},
 		{"SUMMARY.md", "- [A](a.md)\n  <!-- x -->\n  text\n- [[B]](m/b.md) [C](c.md)\n"},
+		{"myst.yml", "project:\n  toc:\n    - file: a.md\n    - title: P\n      children: [{file: m/b.md}, 3]\n"},
+		{"hugo.toml", "title = \"T\"\n[params\n"},
+		{"conf.py", "project = 'P'\nroot_doc = 'a'\n"},
 	} {
 		f.Add(seed[0], seed[1])
 	}

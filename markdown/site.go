@@ -347,13 +347,7 @@ func RootPageTitle(book fs.FS) string {
 				continue
 			}
 			c := newChapter(name, raw, "")
-			titles := []string{c.fm["title"]}
-			for _, b := range c.blocks {
-				if b.kind == kindHeading && b.level == 1 {
-					titles = append(titles, b.title)
-					break
-				}
-			}
+			titles := []string{c.page.FrontMatter["title"], c.page.Heading}
 			for _, t := range titles {
 				if t = courseOf(t); t != "" {
 					return t

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"testing/fstest"
 	"time"
+
+	"github.com/textbook-rag/rag/markdown/page"
 )
 
 // A book is read once into memory (a snapshot) and everything that shows
@@ -122,8 +124,8 @@ func readSnapshot(ctx context.Context, fsys fs.FS, opts Options, read func(strin
 		}
 		if pages[p] {
 			// Flattened here, the pages and the index read the same text.
-			if cut, line := limitNesting(b); line > 0 {
-				opts.warn(p, nestingWarning(line))
+			if cut, line := page.LimitNesting(b); line > 0 {
+				opts.warn(p, page.NestingWarning(line))
 				b = cut
 			}
 		}

@@ -5,56 +5,47 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/textbook-rag/rag/markdown/page"
 	"go.yaml.in/yaml/v3"
 )
 
-// layoutTitles are the config files that name a book, in the order they
-// are looked for, and the keys (a path into the YAML) that hold its
-// title: MkDocs site_name, Quarto book.title (or a website's title),
-// bookdown's book_title, Jupyter Book's and Jekyll's title.
-var layoutTitles = []struct {
-	file string
-	keys [][]string
-}{
-	{mkDocsFile, [][]string{{"site_name"}}},
-	{mkDocsFileAlt, [][]string{{"site_name"}}},
-	{quartoFile, [][]string{{"book", "title"}, {"website", "title"}}},
-	{bookdownFile, [][]string{{"book_title"}}},
-	{configYMLFile, [][]string{{"title"}}},
-}
-
 // ReadLayoutTitle returns the course's name as the book's layout config
-// gives it (see layoutTitles), looked for in the book folder dir and, for
-// an MkDocs docs folder, in the folder above; "" when none names one. The
-// files are read as a book's files are (inside the folder, no link
-// followed, at most 1 MiB); one that cannot be parsed names nothing.
+// gives it (MkDocs site_name, Jupyter Book's title, Quarto book.title,
+// bookdown book_title, a Hugo or Sphinx project's title: each layout's
+// title), looked for in the book folder dir and, for an MkDocs docs
+// folder, in the folder above; "" when none names one. The files are
+// read as a book's files are (inside the folder, no link followed, at
+// most 1 MiB); one that cannot be parsed names nothing.
 func ReadLayoutTitle(dir string) string {
-	if t := layoutTitleIn(dir, layoutTitles); t != "" {
+	if t := titleIn(dir, bookLayouts); t != "" {
 		return t
 	}
 	// `--docs` may name an MkDocs docs_dir: mkdocs.yml is above it.
-	return layoutTitleIn(filepath.Dir(dir), layoutTitles[:2])
+	return titleIn(filepath.Dir(dir), []bookLayout{mkDocsLayout{}})
 }
 
-func layoutTitleIn(dir string, configs []struct {
-	file string
-	keys [][]string
-}) string {
+func titleIn(dir string, layouts []bookLayout) string {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return ""
 	}
 	defer root.Close()
-	for _, c := range configs {
-		raw, _, err := readInRoot(root, c.file, maxConfigBytes)
-		if err != nil {
-			continue
-		}
-		if t := ConfigYAMLTitle(raw, c.keys); t != "" {
+	for _, bl := range layouts {
+		if t := bl.title(root); t != "" {
 			return t
 		}
 	}
 	return ""
+}
+
+// yamlTitle is the title at the first of keys in the YAML config file,
+// "" for none (see ConfigYAMLTitle).
+func yamlTitle(root *os.Root, file string, keys ...[]string) string {
+	raw, _, err := readInRoot(root, file, maxConfigBytes)
+	if err != nil {
+		return ""
+	}
+	return ConfigYAMLTitle(raw, keys)
 }
 
 // ConfigYAMLTitle is the first of the keys (each a path into the YAML
@@ -62,7 +53,7 @@ func layoutTitleIn(dir string, configs []struct {
 // the YAML cannot be parsed.
 func ConfigYAMLTitle(raw []byte, keys [][]string) string {
 	var doc yaml.Node
-	if err := yaml.Unmarshal(cleanText(raw), &doc); err != nil || len(doc.Content) == 0 {
+	if err := yaml.Unmarshal(page.CleanText(raw), &doc); err != nil || len(doc.Content) == 0 {
 		return ""
 	}
 	for _, path := range keys {

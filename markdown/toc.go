@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/textbook-rag/rag/markdown/page"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/text"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -45,6 +45,11 @@ type tocEntry struct {
 type toc struct {
 	file    string
 	entries []tocEntry
+	// only: the site builds only the pages its table of contents lists
+	// (mdBook, Jupyter Book, Quarto, bookdown, Sphinx); the others are
+	// repository files (a README, a code of conduct), not pages of the
+	// book. Else they are read after the listed ones.
+	only bool
 }
 
 // someOf lists the first n names, and how many more there are.
@@ -76,7 +81,7 @@ func listsAPage(entries []tocEntry, known map[string]bool) bool {
 // page named SUMMARY.md, not a table of contents. dir is the file's
 // folder.
 func parseSummary(src []byte, dir string) (entries []tocEntry, skipped []error, ok bool) {
-	doc := md.Parser().Parse(text.NewReader(src))
+	doc := page.Parse(src)
 	s := summaryReader{src: src, dir: dir}
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		switch n := n.(type) {
@@ -105,7 +110,7 @@ type summaryReader struct {
 
 func (s *summaryReader) skip(n ast.Node, why string) {
 	line := 0
-	if off, ok := startOf(n, s.src); ok {
+	if off, ok := page.BlockStart(n, s.src); ok {
 		line = 1 + strings.Count(string(s.src[:off]), "\n")
 	}
 	s.skipped = append(s.skipped, fmt.Errorf("line %d: skipped, %s", line, why))
@@ -182,7 +187,7 @@ func (s *summaryReader) list(l *ast.List, depth int) []tocEntry {
 
 func summaryEntry(l *ast.Link, src []byte, dir string) tocEntry {
 	ref := string(l.Destination)
-	return tocEntry{Title: PlainText(l, src), Ref: ref, Path: tocPath(dir, ref)}
+	return tocEntry{Title: page.PlainText(l, src), Ref: ref, Path: tocPath(dir, ref)}
 }
 
 // tocPath is the page a table of contents names, relative to its folder
@@ -322,10 +327,10 @@ func applyToc(t *Tree, chapters []*Chapter, folders map[string]*folder, tc toc, 
 		c.Position = pos
 		pos++
 		if e.Title != "" {
-			if c.fm["title"] == "" {
+			if c.page.FrontMatter["title"] == "" {
 				c.Title = e.Title
 			}
-			if c.fm["sidebar_label"] == "" {
+			if c.page.FrontMatter["sidebar_label"] == "" {
 				c.Label = e.Title
 			}
 		}
@@ -377,12 +382,23 @@ func applyToc(t *Tree, chapters []*Chapter, folders map[string]*folder, tc toc, 
 		c.ModuleID = ""
 	}
 
-	var rest []*Chapter
+	var rest, unlisted []*Chapter
 	for _, c := range chapters {
-		if !listed[c] {
+		switch {
+		case listed[c]:
+		case tc.only:
+			unlisted = append(unlisted, c)
+		default:
 			rest = append(rest, c)
 			opts.warn(c.File, fmt.Errorf("not listed in %s: read after the pages it lists", tc.file))
 		}
+	}
+	if len(unlisted) > 0 {
+		names := make([]string, len(unlisted))
+		for i, c := range unlisted {
+			names[i] = c.File
+		}
+		opts.warn(tc.file, fmt.Errorf("%w: not pages of the book, as it does not list them (%d): %s", errSkipped, len(unlisted), someOf(names, 3)))
 	}
 	if len(rest) > 0 {
 		var more Tree
@@ -437,7 +453,7 @@ func docIDs(chapters []*Chapter) map[string]*Chapter {
 	}
 	for _, c := range chapters {
 		base := stripNumberPrefix(stem(c.File))
-		if id := c.fm["id"]; id != "" && !strings.Contains(id, "/") {
+		if id := c.page.FrontMatter["id"]; id != "" && !strings.Contains(id, "/") {
 			base = id
 		}
 		add(path.Join(c.dir, base), c)
@@ -513,7 +529,7 @@ func tocModuleID(m *Module, taken map[string]bool) string {
 	}
 	id := dir
 	if id == "" || strings.Contains(id, "/") || taken[id] {
-		base := Slug(m.Title)
+		base := page.Slug(m.Title)
 		if base == "" {
 			base = "module"
 		}

@@ -14,11 +14,13 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/textbook-rag/rag/markdown/page"
 )
 
-// Tree is a book as a Docusaurus site shows it (or as its mdBook SUMMARY.md
-// or doc-builder _toctree.yml lists it): its modules and chapters in
-// sidebar order, with titles, sidebar labels and page paths. The
+// Tree is a book as its site shows it (its layout's table of contents,
+// else its folders): its modules and chapters in sidebar order, with
+// titles, sidebar labels and page paths. The
 // chunker and the reader's page both read the book through it.
 type Tree struct {
 	Title string
@@ -35,7 +37,12 @@ type Tree struct {
 }
 
 // ErrNoChapters is the error of a book without a page to read.
-var ErrNoChapters = errors.New("the book has no .md or .mdx chapters")
+var ErrNoChapters = errors.New("the book has no chapters: no .md, .mdx, .qmd, .Rmd or .ipynb pages in the folder (a book in .rst is not read)")
+
+// ErrRestructuredText is the error of a book written in reStructuredText
+// (a Sphinx site's .rst pages): no maintained Go reader of it fits, and a
+// page read half right would be quoted wrong, so the book is refused.
+var ErrRestructuredText = errors.New("the book is written in reStructuredText (.rst), which is not read: convert it to MyST Markdown (.md), as Sphinx's MyST parser reads it")
 
 // FolderPosition is a folder's sidebar position (its _category_.json
 // position, its index page's, or its number prefix); folders without one
@@ -82,9 +89,8 @@ type Chapter struct {
 	// with clean line endings.
 	Body []byte
 
-	fm     frontMatter
-	blocks []block
-	dir    string // folder, "" at the root (for an mdBook in src/, under src)
+	page *page.Page
+	dir  string // folder, "" at the root (for an mdBook in src/, under src)
 }
 
 const noPosition = 1e9
@@ -102,8 +108,13 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(l.pages) == 0 {
+	switch {
+	case len(l.pages) == 0 && len(l.rst) > 0:
+		return nil, fmt.Errorf("%w (%d .rst pages: %s)", ErrRestructuredText, len(l.rst), someOf(l.rst, 3))
+	case len(l.pages) == 0:
 		return nil, ErrNoChapters
+	case len(l.rst) > 0:
+		opts.warn(l.rst[0], fmt.Errorf("%w: %d pages in reStructuredText (.rst) are not read: %s", errSkipped, len(l.rst), someOf(l.rst, 3)))
 	}
 	var chapters []*Chapter
 	for _, p := range l.pages {
@@ -127,20 +138,24 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 			b = expandIncludes(fsys, p, b, opts)
 		}
 		if strings.HasSuffix(p, notebookExt) {
-			nb, err := notebookMarkdown(b)
+			nb, err := page.Notebook(b)
 			if err != nil {
 				opts.warn(p, fmt.Errorf("%w: %v", errSkipped, err))
 				continue
 			}
 			b = nb
 		}
-		if cut, line := limitNesting(b); line > 0 {
-			opts.warn(p, nestingWarning(line))
+		if cut, line := page.LimitNesting(b); line > 0 {
+			opts.warn(p, page.NestingWarning(line))
 			b = cut
 		}
 		fmt.Fprintf(hash, "%s\x00%d\x00", p, len(b))
 		hash.Write(b)
-		chapters = append(chapters, newChapter(p, b, lay.base))
+		c := newChapter(p, b, lay.base)
+		if lay.chapter != nil {
+			lay.chapter(c)
+		}
+		chapters = append(chapters, c)
 	}
 	if len(chapters) == 0 {
 		return nil, fmt.Errorf("%w that could be read", ErrNoChapters)
@@ -171,6 +186,9 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 			break
 		}
 	}
+	if lay.title != "" {
+		t.Title = lay.title
+	}
 	t.Hash = hex.EncodeToString(hash.Sum(nil))
 	return t, nil
 }
@@ -179,8 +197,9 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 // (an mdBook's src), "" for the book's root: the page's folder, and so
 // its id and page path, are taken under it.
 func newChapter(p string, raw []byte, base string) *Chapter {
-	fm, body := splitFrontMatter(cleanText(raw))
-	c := &Chapter{File: p, Path: pagePath(p), fm: fm, Body: StripMDX(body), Position: noPosition}
+	pg := page.Read(raw)
+	fm := pg.FrontMatter
+	c := &Chapter{File: p, Path: pagePath(p), page: pg, Body: pg.Body, Position: noPosition}
 	if d := path.Dir(p); d != "." {
 		c.dir = d
 	}
@@ -191,25 +210,19 @@ func newChapter(p string, raw []byte, base string) *Chapter {
 	}
 	s := stem(p)
 	c.IsIndex = isIndexName(s, c.dir)
-	if v, err := strconv.ParseFloat(fm["sidebar_position"], 64); err == nil {
+	if v, ok := frontMatterPosition(fm); ok {
 		c.Position = v
 	} else if n, ok := numberPrefix(s); ok {
 		c.Position = n
 	}
-	c.blocks = parseBlocks(c.Body)
-	c.Title = fm["title"]
-	if c.Title == "" {
-		for _, b := range c.blocks {
-			if b.kind == kindHeading && b.level == 1 {
-				c.Title = b.title
-				break
-			}
-		}
-	}
+	c.Title = pg.Title()
 	if c.Title == "" {
 		c.Title = stripNumberPrefix(s)
 	}
 	c.Label = fm["sidebar_label"]
+	if c.Label == "" {
+		c.Label = fm["linkTitle"] // Hugo's
+	}
 	if c.Label == "" {
 		c.Label = c.Title
 	}
@@ -217,10 +230,25 @@ func newChapter(p string, raw []byte, base string) *Chapter {
 }
 
 // isIndexName reports a folder's index page as Docusaurus does: index,
-// README, or the folder's own name.
+// README, or the folder's own name; or a Hugo section's _index.
 func isIndexName(stem, dir string) bool {
 	s := strings.ToLower(stem)
-	return s == "index" || s == "readme" || dir != "" && s == strings.ToLower(path.Base(dir))
+	return s == "index" || s == "readme" || s == hugoSection || dir != "" && s == strings.ToLower(path.Base(dir))
+}
+
+// positionKeys are the front-matter keys that place a page among its
+// folder's: Docusaurus's sidebar_position, Hugo's weight, and the
+// sort_rank of sites in Hugo's manner (the Prometheus docs). A weight of 0
+// is Hugo's "none".
+var positionKeys = []string{"sidebar_position", "weight", "sort_rank"}
+
+func frontMatterPosition(fm map[string]string) (float64, bool) {
+	for _, k := range positionKeys {
+		if v, err := strconv.ParseFloat(fm[k], 64); err == nil && (v != 0 || k == "sidebar_position") {
+			return v, true
+		}
+	}
+	return 0, false
 }
 
 // folder is what a folder's _category_.json and index page say about it.
@@ -430,13 +458,13 @@ func identify(chapters []*Chapter, route func(*Chapter) string, opts Options) {
 	ids, routes := map[string]bool{}, map[string]bool{}
 	for _, c := range chapters {
 		base := stripNumberPrefix(stem(c.File))
-		if id := c.fm["id"]; id != "" && !strings.Contains(id, "/") {
+		if id := c.page.FrontMatter["id"]; id != "" && !strings.Contains(id, "/") {
 			base = id
 		}
 		c.ID = unique(ids, path.Join(c.dir, base), c, "chapter id", opts)
 
 		dir := stripPathPrefixes(c.dir)
-		switch slug := c.fm["slug"]; {
+		switch slug := c.page.FrontMatter["slug"]; {
 		case route != nil:
 			c.Route = route(c)
 		case strings.HasPrefix(slug, "/"):

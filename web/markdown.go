@@ -2,11 +2,11 @@ package web
 
 import (
 	"bytes"
-	chunker "github.com/textbook-rag/rag/markdown"
 	"html/template"
 	"path"
 	"strings"
 
+	"github.com/textbook-rag/rag/markdown/page"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -27,7 +27,7 @@ var markdown = goldmark.New(
 func (b *book) render(c *chapter) error {
 	src := c.Body
 	doc := markdown.Parser().Parse(text.NewReader(src))
-	slugs := chunker.Slugger{}
+	slugs := page.Slugger{}
 	// Custom ids are taken first so generated ones never collide with them.
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if h, ok := n.(*ast.Heading); ok && entering {
@@ -49,7 +49,7 @@ func (b *book) render(c *chapter) error {
 				c.hasH1 = true
 			}
 			if _, ok := n.AttributeString("id"); !ok {
-				n.SetAttributeString("id", []byte(slugs.Slug(chunker.PlainText(n, src))))
+				n.SetAttributeString("id", []byte(slugs.Slug(page.PlainText(n, src))))
 			}
 		case *ast.Link:
 			n.Destination = []byte(b.rewriteLink(c, string(n.Destination)))
@@ -121,4 +121,4 @@ func (b *book) find(route string) *chapter {
 // Slug is the Docusaurus heading anchor of a heading's text (before
 // de-duplication). It is the chunker's rule, so that the anchors of the
 // tutor's sources exist on these pages.
-func Slug(heading string) string { return chunker.Slug(heading) }
+func Slug(heading string) string { return page.Slug(heading) }

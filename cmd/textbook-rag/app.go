@@ -212,6 +212,10 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress ingestProg
 		return ingested{}, fmt.Errorf("ingest: %w", err)
 	}
 	book, chunks, err := markdown.Load(ctx, fsys, opts)
+	if errors.Is(err, markdown.ErrNoChapters) || errors.Is(err, markdown.ErrRestructuredText) {
+		// Say which folder: --docs may name the wrong one.
+		return ingested{}, fmt.Errorf("ingest %s: %w", bookSource(cfg), err)
+	}
 	if err != nil {
 		return ingested{}, fmt.Errorf("ingest: %w", err)
 	}

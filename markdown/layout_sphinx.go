@@ -1,0 +1,148 @@
+package markdown
+
+import (
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/textbook-rag/rag/markdown/page"
+)
+
+// sphinxLayout reads a Sphinx site written in MyST Markdown: conf.py (at
+// the root, or in source/ or docs/) names the project and its root
+// document (root_doc, index by default), whose {toctree} directives list
+// the pages, each page's own toctrees the pages under it. A toctree with
+// a :caption: is a module titled so. Pages are served at their path. The
+// pages of a Sphinx site written in reStructuredText are not read (see
+// ErrRestructuredText).
+type sphinxLayout struct{}
+
+var sphinxConfigs = []string{"conf.py", "source/conf.py", "docs/conf.py"}
+
+var (
+	sphinxProject = regexp.MustCompile(`(?m)^project\s*=\s*(?:u?["']([^"'\n]*)["'])`)
+	sphinxRootDoc = regexp.MustCompile(`(?m)^(?:root_doc|master_doc)\s*=\s*["']([^"'\n]+)["']`)
+	// toctreeOpen opens a toctree directive, in a backtick or colon fence.
+	toctreeOpen = regexp.MustCompile("^\\s*(`{3,}|:{3,})\\s*\\{toctree\\}")
+	// toctreeEntry is an entry with its own title: "Title <path>".
+	toctreeEntry = regexp.MustCompile(`^(.*?)\s*<([^<>]+)>$`)
+)
+
+func (sphinxLayout) configs() []string { return sphinxConfigs }
+
+func (sphinxLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, bool, error) {
+	file := firstConfig(l, sphinxConfigs)
+	if file == "" {
+		return layout{}, false, nil
+	}
+	b, ok, err := readConfig(fsys, l, file, opts)
+	if !ok || err != nil {
+		return layout{}, false, err
+	}
+	hash.Write(b)
+	base := parentDir(file)
+	lay := layout{name: "Sphinx", base: base, route: siteRoute}
+	if m := sphinxProject.FindSubmatch(b); m != nil {
+		lay.title = courseOf(strings.TrimSpace(string(m[1])))
+	}
+	keepUnder(l, base, "", file, "Sphinx site", opts)
+	root := "index"
+	if m := sphinxRootDoc.FindSubmatch(b); m != nil {
+		root = string(m[1])
+	}
+	rootPath := path.Join(base, root)
+	r := sphinxReader{fsys: fsys, l: l, base: base, opts: opts, seen: map[string]bool{}}
+	if r.file(rootPath) == "" {
+		// A root document in reStructuredText, or none: folder order.
+		return lay, true, nil
+	}
+	entries := append([]tocEntry{{Ref: r.file(rootPath), Path: rootPath}}, r.toctrees(rootPath, 0)...)
+	lay.toc = &toc{file: file, entries: entries, only: true}
+	return lay, true, nil
+}
+
+// sphinxReader follows the toctrees from page to page.
+type sphinxReader struct {
+	fsys fs.FS
+	l    *listing
+	base string
+	opts Options
+	seen map[string]bool
+}
+
+// file is the page whose path without extension is p, "" for none.
+func (r sphinxReader) file(p string) string {
+	if i := slices.IndexFunc(r.l.pages, func(f string) bool { return pagePath(f) == p }); i >= 0 {
+		return r.l.pages[i]
+	}
+	return ""
+}
+
+// toctrees are the entries of the page's toctrees, each entry with the
+// entries of its own page's toctrees under it.
+func (r sphinxReader) toctrees(p string, depth int) []tocEntry {
+	f := r.file(p)
+	if f == "" || r.seen[p] || depth > maxTocDepth {
+		return nil
+	}
+	r.seen[p] = true
+	b, err := readFile(r.fsys, f, r.opts.MaxFileBytes)
+	if err != nil {
+		return nil // warned about when it is read as a page
+	}
+	var out []tocEntry
+	var tree *tocEntry // the open toctree
+	fence := ""
+	for _, line := range strings.Split(string(page.CleanText(b)), "\n") {
+		t := strings.TrimSpace(line)
+		if tree == nil {
+			if m := toctreeOpen.FindStringSubmatch(line); m != nil {
+				tree, fence = &tocEntry{}, m[1]
+			}
+			continue
+		}
+		switch {
+		case t == fence:
+			if tree.Title != "" {
+				out = append(out, *tree)
+			} else {
+				out = append(out, tree.Children...)
+			}
+			tree = nil
+		case strings.HasPrefix(t, ":caption:"):
+			tree.Title = strings.TrimSpace(strings.TrimPrefix(t, ":caption:"))
+		case t == "" || strings.HasPrefix(t, ":") || t == "self" || strings.ContainsAny(t, "*?"):
+		default:
+			e := tocEntry{Ref: t}
+			if m := toctreeEntry.FindStringSubmatch(t); m != nil {
+				e.Title, e.Ref = m[1], m[2]
+			}
+			if strings.HasPrefix(e.Ref, "/") {
+				e.Path = tocPath(r.base, strings.TrimPrefix(e.Ref, "/"))
+			} else {
+				e.Path = tocPath(parentDir(p), e.Ref)
+			}
+			if e.Path == "" {
+				continue // a web address
+			}
+			e.Children = r.toctrees(e.Path, depth+1)
+			tree.Children = append(tree.Children, e)
+		}
+	}
+	return out
+}
+
+func (sphinxLayout) title(root *os.Root) string {
+	for _, f := range sphinxConfigs {
+		if raw, _, err := readInRoot(root, f, maxConfigBytes); err == nil {
+			if m := sphinxProject.FindSubmatch(raw); m != nil {
+				return courseOf(strings.TrimSpace(string(m[1])))
+			}
+		}
+	}
+	return ""
+}
