@@ -377,7 +377,6 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 		Modules:    scopeList(ix),
 		Extractive: extractor,
 		LLM:        llm,
-		Sections:   m.Lexical,
 		Logger:     m.Logger,
 	}
 	m.Refusals = tutor.NewRefusalLog(logw)
