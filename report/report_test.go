@@ -271,3 +271,38 @@ func TestReportSelfCheck(t *testing.T) {
 		t.Errorf("JSON report: %s", js)
 	}
 }
+
+// TestVerdict: a topic refused as insufficient_context is "mentioned"
+// only when the book uses every word of it; otherwise the verdict names
+// the words the book never uses, and with no book text it claims no
+// mention.
+func TestVerdict(t *testing.T) {
+	book := newVocabulary([]string{"Record the data of a run with ros2 bag record.", "Topics carry data between nodes."})
+	tests := []struct {
+		name   string
+		reason rag.RefusalReason
+		topic  string
+		vocab  vocabulary
+		want   string
+	}{
+		{"every word in the book", rag.InsufficientContext, "record data", book, "the book mentions it, but not enough to answer"},
+		{"a word the book never uses", rag.InsufficientContext, "record data rosbag", book, "the book never uses the word “rosbag”; its nearest passages do not answer it"},
+		{"two words the book never uses", rag.InsufficientContext, "rosbag replay", book, "the book never uses the words “rosbag”, “replay”; its nearest passages do not answer it"},
+		{"no book to check", rag.InsufficientContext, "record data", vocabulary{}, "the book's nearest passages do not answer it"},
+		{"another reason", rag.EmptyRetrieval, "rosbag", book, "the book does not cover it"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := verdict(tt.reason, words(tt.topic), tt.vocab); got != tt.want {
+				t.Errorf("verdict = %q, want %q", got, tt.want)
+			}
+			if got := verdict(tt.reason, words(tt.topic), tt.vocab); tt.vocab.docs > 0 && strings.Contains(got, "mentions") {
+				for _, w := range words(tt.topic) {
+					if tt.vocab.df[w] == 0 {
+						t.Errorf("%q says the book mentions %q, which it never uses", got, w)
+					}
+				}
+			}
+		})
+	}
+}
