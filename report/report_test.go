@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -304,5 +305,50 @@ func TestVerdict(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReportCounts: the text and the page say "1 question", never "1
+// questions", and "0 questions".
+func TestReportCounts(t *testing.T) {
+	day := []Day{{"2025-03-03", 1, 1, 0}}
+	tests := []struct {
+		totals Totals
+		days   []Day
+		text   []string
+		page   []string
+	}{
+		{Totals{Questions: 1, Answers: 1}, day,
+			[]string{"1 question: 1 answered, 0 refused (0%)"},
+			[]string{"<span>question</span>", "busiest day: 1 question<"}},
+		{Totals{Questions: 0}, nil,
+			[]string{"0 questions: 0 answered, 0 refused (0%)"},
+			[]string{"<span>questions</span>"}},
+		{Totals{Questions: 2, Refusals: 2, LoggedRefusals: 1}, []Day{{"2025-03-03", 2, 0, 2}},
+			[]string{"2 questions: 0 answered, 2 refused (100%)", "Refusal log: 1 refusal in the range"},
+			[]string{"<span>questions</span>", "busiest day: 2 questions<"}},
+	}
+	for _, tt := range tests {
+		r := &Report{From: base, To: base.Add(24 * time.Hour), Totals: tt.totals, Days: tt.days, RefusalLog: tt.totals.LoggedRefusals > 0}
+		var text, page bytes.Buffer
+		if err := WriteText(&text, r, "Sample"); err != nil {
+			t.Fatal(err)
+		}
+		if err := (&Source{Title: "Sample"}).WriteHTML(&page, r, "1d"); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range tt.text {
+			if !strings.Contains(text.String(), want) {
+				t.Errorf("text report lacks %q:\n%s", want, text.String())
+			}
+		}
+		for _, want := range tt.page {
+			if !strings.Contains(page.String(), want) {
+				t.Errorf("page lacks %q", want)
+			}
+		}
+		if regexp.MustCompile(`\b1 (questions|refusals)\b`).MatchString(text.String() + page.String()) {
+			t.Errorf("a count of 1 with a plural noun:\n%s", text.String())
+		}
 	}
 }
