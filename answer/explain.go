@@ -53,6 +53,9 @@ const (
 	// by chance.
 	termSaturation = 1.2
 	lengthWeight   = 0.75
+	// sameChapter weighs a section of the selection's own chapter, which
+	// develops the chapter's one subject, against one elsewhere.
+	sameChapter = 1.5
 )
 
 // ExplainSelection returns what the rest of the book adds to a selection
@@ -107,7 +110,7 @@ func (ans *Answerer) ExplainSelection(question, selected string) (exp rag.Explan
 		exp.Definitions = append(exp.Definitions, rag.Definition{Term: d.term, Passage: bt.passage(d.unit)})
 		quoted[bt.sectionOf[d.unit]] = true
 	}
-	for _, k := range ans.developing(selected, quoted) {
+	for _, k := range ans.developing(selected, chapter, quoted) {
 		exp.Related = append(exp.Related, bt.sectionLink(k))
 	}
 	return exp, true
@@ -493,8 +496,9 @@ func (ans *Answerer) keyStems(selected string) map[string]float64 {
 // distance to brake" is not developed by the section on LiDAR, which
 // measures distance. Sections already quoted (the selection's own, the
 // lead-in's, a definition's) and quizzes are left out. The sections are
-// ranked by BM25 on the key words.
-func (ans *Answerer) developing(selected string, quoted map[int]bool) []int {
+// ranked by BM25 on the key words, those of the selection's chapter
+// first among equals (sameChapter), one link a heading's name.
+func (ans *Answerer) developing(selected, chapter string, quoted map[int]bool) []int {
 	bt := ans.text()
 	key := ans.keyStems(selected)
 	total := 0.0
@@ -525,14 +529,30 @@ func (ans *Answerer) developing(selected string, quoted map[int]bool) []int {
 				rank += idf * tf * (termSaturation + 1) / (tf + termSaturation*norm)
 			}
 		}
-		if n >= minShared && w >= minRare*rarest && w >= minCoverage*total {
-			found = append(found, scored{k, rank})
+		if n < minShared || w < minRare*rarest || w < minCoverage*total {
+			continue
 		}
+		if chapter != "" && bt.units[sec.first].chunk.ChapterPath == chapter {
+			rank *= sameChapter
+		}
+		found = append(found, scored{k, rank})
 	}
 	sort.SliceStable(found, func(i, j int) bool { return found[i].w > found[j].w })
 	var out []int
-	for _, f := range found[:min(len(found), maxRelated)] {
+	named := map[string]bool{}
+	for _, f := range found {
+		// Two sections of a chapter under one heading ("Refactor") would
+		// be two links of the same name.
+		p := bt.units[bt.sections[f.k].first]
+		name := p.chunk.ChapterPath + "\x00" + p.u.heading.Text
+		if named[name] {
+			continue
+		}
+		named[name] = true
 		out = append(out, f.k)
+		if len(out) == maxRelated {
+			break
+		}
 	}
 	return out
 }
