@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -129,17 +130,23 @@ type bookText struct {
 	at    map[string][]int32
 	defs  []definitionSite
 	// sections are the book's sections in order; sectionOf[i] is the
-	// section of unit i.
-	sections  []sectionSite
-	sectionOf []int
+	// section of unit i; inSections[stem] lists the sections that use a
+	// stem, in order, with how often each does.
+	sections   []sectionSite
+	sectionOf  []int
+	inSections map[string][]sectionUse
+}
+
+// sectionUse is how often section k uses a stem.
+type sectionUse struct {
+	k, n int32
 }
 
 // sectionSite is one section of the book: the units under one heading.
 type sectionSite struct {
 	first int // its first unit that is not a heading, -1 when none
-	// stems counts the stems of its heading and text, function words
-	// left out; words is their sum.
-	stems map[string]int
+	// words counts the stems of its heading and text, function words
+	// left out.
 	words int
 	// assessment marks a quiz or an exercise, which asks about an idea,
 	// and a chapter's goals, summary or a module's overview, which
@@ -231,9 +238,10 @@ func (ans *Answerer) buildText() *bookText {
 // stems of each section's heading and text.
 func (bt *bookText) buildSections() {
 	bt.sectionOf = make([]int, len(bt.units))
+	bt.inSections = map[string][]sectionUse{}
 	for i, p := range bt.units {
 		if i == 0 || p.section != bt.units[i-1].section {
-			s := sectionSite{first: -1, stems: map[string]int{}}
+			s := sectionSite{first: -1}
 			s.assessment = analysis.AssessmentTitle(p.chunk.ChapterTitle+" "+p.chunk.ChapterPath) || analysis.AssessmentTitle(headingOf(p))
 			bt.sections = append(bt.sections, s)
 		}
@@ -249,10 +257,16 @@ func (bt *bookText) buildSections() {
 			}
 		}
 		for _, t := range analysis.Tokenize(text) {
-			if !analysis.Stopwords[t.Word] {
-				s.stems[t.Stem]++
-				s.words++
+			if analysis.Stopwords[t.Word] {
+				continue
 			}
+			s.words++
+			uses := bt.inSections[t.Stem]
+			if n := len(uses); n > 0 && uses[n-1].k == int32(k) {
+				uses[n-1].n++
+				continue
+			}
+			bt.inSections[t.Stem] = append(uses, sectionUse{k: int32(k), n: 1})
 		}
 	}
 }
@@ -501,9 +515,11 @@ func (ans *Answerer) keyStems(selected string) map[string]float64 {
 func (ans *Answerer) developing(selected, chapter string, quoted map[int]bool) []int {
 	bt := ans.text()
 	key := ans.keyStems(selected)
+	// In order, so that equal sums are equal to the last bit.
+	stems := slices.Sorted(maps.Keys(key))
 	total := 0.0
-	for _, idf := range key {
-		total += idf
+	for _, s := range stems {
+		total += key[s]
 	}
 	rarest := ans.book.IDF("")
 	avg := 0.0
@@ -511,33 +527,51 @@ func (ans *Answerer) developing(selected, chapter string, quoted map[int]bool) [
 		avg += float64(sec.words)
 	}
 	avg /= float64(max(len(bt.sections), 1))
+	type shared struct {
+		n       int
+		w, rank float64
+	}
+	byKey := map[int32]*shared{}
+	for _, s := range stems {
+		idf := key[s]
+		for _, use := range bt.inSections[s] {
+			sec := bt.sections[use.k]
+			if quoted[int(use.k)] || sec.assessment || sec.first < 0 {
+				continue
+			}
+			sh := byKey[use.k]
+			if sh == nil {
+				sh = &shared{}
+				byKey[use.k] = sh
+			}
+			tf := float64(use.n)
+			norm := 1 - lengthWeight + lengthWeight*float64(sec.words)/avg
+			sh.n++
+			sh.w += idf
+			sh.rank += idf * tf * (termSaturation + 1) / (tf + termSaturation*norm)
+		}
+	}
 	type scored struct {
 		k int
 		w float64
 	}
 	var found []scored
-	for k, sec := range bt.sections {
-		if quoted[k] || sec.assessment || sec.first < 0 {
+	for k, sh := range byKey {
+		if sh.n < minShared || sh.w < minRare*rarest || sh.w < minCoverage*total {
 			continue
 		}
-		n, w, rank := 0, 0.0, 0.0
-		norm := 1 - lengthWeight + lengthWeight*float64(sec.words)/avg
-		for s, idf := range key {
-			if tf := float64(sec.stems[s]); tf > 0 {
-				n++
-				w += idf
-				rank += idf * tf * (termSaturation + 1) / (tf + termSaturation*norm)
-			}
-		}
-		if n < minShared || w < minRare*rarest || w < minCoverage*total {
-			continue
-		}
-		if chapter != "" && bt.units[sec.first].chunk.ChapterPath == chapter {
+		rank := sh.rank
+		if chapter != "" && bt.units[bt.sections[k].first].chunk.ChapterPath == chapter {
 			rank *= sameChapter
 		}
-		found = append(found, scored{k, rank})
+		found = append(found, scored{int(k), rank})
 	}
-	sort.SliceStable(found, func(i, j int) bool { return found[i].w > found[j].w })
+	sort.Slice(found, func(i, j int) bool {
+		if found[i].w != found[j].w {
+			return found[i].w > found[j].w
+		}
+		return found[i].k < found[j].k
+	})
 	var out []int
 	named := map[string]bool{}
 	for _, f := range found {
