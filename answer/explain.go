@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -40,6 +41,22 @@ const (
 	minCommon   = 4
 	// minKeyStems: a selection's leading words (see leadingStems).
 	minKeyStems = 5
+	// maxRelated: the other sections an explanation links to at most.
+	maxRelated = 3
+	// minShared, minRare and minCoverage: what a section shares with a
+	// selection to develop its idea (see developing).
+	minShared   = 2
+	minRare     = 1.6
+	minCoverage = 0.1
+	// termSaturation and lengthWeight rank the sections that develop a
+	// selection's idea as BM25 ranks documents (its k1 and b): a word's
+	// repeats count less and less, and a long section shares more words
+	// by chance.
+	termSaturation = 1.2
+	lengthWeight   = 0.75
+	// sameChapter weighs a section of the selection's own chapter, which
+	// develops the chapter's one subject, against one elsewhere.
+	sameChapter = 1.5
 )
 
 // ExplainSelection returns what the rest of the book adds to a selection
@@ -47,9 +64,10 @@ const (
 // question, which the selection alone must answer (see
 // SelectedEvidence). The explanation quotes the sentences right before
 // the selection in its section, when the selection is found in the book,
-// and the book's definitions of the terms the selection uses, from
-// elsewhere in the book: never the selection's own text. It is empty when
-// the book holds neither.
+// the book's definitions of the terms the selection uses, from elsewhere
+// in the book, and links to the other sections that develop the same
+// idea: never the selection's own text. It is empty when the book holds
+// none of these.
 func (ans *Answerer) ExplainSelection(question, selected string) (exp rag.Explanation, ok bool) {
 	if q := ans.withoutPointers(ans.book.Analyze(question), question); len(q.Terms) != 0 {
 		return exp, false
@@ -61,7 +79,16 @@ func (ans *Answerer) ExplainSelection(question, selected string) (exp rag.Explan
 	var lead []int
 	if found {
 		chapter = bt.units[first].chunk.ChapterPath
-		lead = bt.leadIn(first, sel)
+		key := ans.keyStems(selected)
+		leading := ans.leadingStems(stemSequence(selected))
+		lead = bt.leadIn(first, sel, func(i int) bool {
+			for s := range analysis.StemSet(bt.units[i].u.text) {
+				if _, ok := key[s]; ok && leading[s] {
+					return true
+				}
+			}
+			return false
+		})
 	}
 	for _, i := range lead {
 		exp.LeadIn = append(exp.LeadIn, bt.passage(i))
@@ -71,8 +98,21 @@ func (ans *Answerer) ExplainSelection(question, selected string) (exp rag.Explan
 	skip := func(i int) bool {
 		return found && i >= first && i <= last || slices.Contains(lead, i) || containsWords(sel, bt.units[i].words)
 	}
+	quoted := map[int]bool{}
+	if found {
+		for i := first; i <= last; i++ {
+			quoted[bt.sectionOf[i]] = true
+		}
+	}
+	for _, i := range lead {
+		quoted[bt.sectionOf[i]] = true
+	}
 	for _, d := range ans.definitionsFor(selected, chapter, skip) {
 		exp.Definitions = append(exp.Definitions, rag.Definition{Term: d.term, Passage: bt.passage(d.unit)})
+		quoted[bt.sectionOf[d.unit]] = true
+	}
+	for _, k := range ans.developing(selected, chapter, quoted) {
+		exp.Related = append(exp.Related, bt.sectionLink(k))
 	}
 	return exp, true
 }
@@ -89,6 +129,29 @@ type bookText struct {
 	owner []int32
 	at    map[string][]int32
 	defs  []definitionSite
+	// sections are the book's sections in order; sectionOf[i] is the
+	// section of unit i; inSections[stem] lists the sections that use a
+	// stem, in order, with how often each does.
+	sections   []sectionSite
+	sectionOf  []int
+	inSections map[string][]sectionUse
+}
+
+// sectionUse is how often section k uses a stem.
+type sectionUse struct {
+	k, n int32
+}
+
+// sectionSite is one section of the book: the units under one heading.
+type sectionSite struct {
+	first int // its first unit that is not a heading, -1 when none
+	// words counts the stems of its heading and text, function words
+	// left out.
+	words int
+	// assessment marks a quiz or an exercise, which asks about an idea,
+	// and a chapter's goals, summary or a module's overview, which
+	// restate it: none develops an idea.
+	assessment bool
 }
 
 // placedUnit is a unit of the book, or a heading (u nil): a selection
@@ -144,6 +207,7 @@ func (ans *Answerer) buildText() *bookText {
 		}
 		prev = units
 	}
+	bt.buildSections()
 	for i, p := range bt.units {
 		if p.u == nil {
 			continue
@@ -168,6 +232,52 @@ func (ans *Answerer) buildText() *bookText {
 		}
 	}
 	return bt
+}
+
+// buildSections groups the units by the section they sit under, with the
+// stems of each section's heading and text.
+func (bt *bookText) buildSections() {
+	bt.sectionOf = make([]int, len(bt.units))
+	bt.inSections = map[string][]sectionUse{}
+	for i, p := range bt.units {
+		if i == 0 || p.section != bt.units[i-1].section {
+			s := sectionSite{first: -1}
+			s.assessment = analysis.AssessmentTitle(p.chunk.ChapterTitle+" "+p.chunk.ChapterPath) || analysis.AssessmentTitle(headingOf(p))
+			bt.sections = append(bt.sections, s)
+		}
+		k := len(bt.sections) - 1
+		bt.sectionOf[i] = k
+		s := &bt.sections[k]
+		text := headingOf(p)
+		if p.u != nil {
+			text = p.u.text
+			if s.first < 0 {
+				s.first = i
+				s.assessment = s.assessment || p.u.goal || p.u.summary || p.u.overview
+			}
+		}
+		for _, t := range analysis.Tokenize(text) {
+			if analysis.Stopwords[t.Word] {
+				continue
+			}
+			s.words++
+			uses := bt.inSections[t.Stem]
+			if n := len(uses); n > 0 && uses[n-1].k == int32(k) {
+				uses[n-1].n++
+				continue
+			}
+			bt.inSections[t.Stem] = append(uses, sectionUse{k: int32(k), n: 1})
+		}
+	}
+}
+
+// headingOf is the text of the heading a unit sits under.
+func headingOf(p placedUnit) string {
+	if p.u != nil {
+		return p.u.heading.Text
+	}
+	h, _, _ := strings.Cut(strings.TrimPrefix(p.section, p.chunk.ChapterPath+"\x00"), "\x00")
+	return h
 }
 
 func (bt *bookText) add(p placedUnit) {
@@ -308,9 +418,11 @@ func (bt *bookText) locate(sel []string) (first, last int, ok bool) {
 // leadIn returns the units that lead into the one at first: up to
 // maxLeadIn sentences right before it in its section, in book order. A
 // selection that starts inside a list is led into by the line that
-// introduces the list (and the sentence before it). A heading, another
-// section, or a list, table or code block of its own ends the lead-in.
-func (bt *bookText) leadIn(first int, sel []string) []int {
+// introduces the list (and the sentence before it); a paragraph that
+// follows a list, by the list's items that share one of its leading key
+// words (shares). A heading, another section, or a table or code block ends
+// the lead-in.
+func (bt *bookText) leadIn(first int, sel []string, shares func(int) bool) []int {
 	start := bt.units[first]
 	if start.u == nil {
 		return nil // the selection starts with its heading
@@ -329,11 +441,35 @@ func (bt *bookText) leadIn(first int, sel []string) []int {
 			continue
 		}
 		sibling := len(out) == 0 && start.u.lead != "" && p.u.lead == start.u.lead && p.u.kind == start.u.kind
-		if !sibling {
-			break
+		if sibling {
+			continue
 		}
+		if len(out) == 0 && p.u.kind == item && start.u.kind == sentence {
+			out = bt.itemsAbout(j, shares)
+		}
+		break
 	}
 	slices.Reverse(out)
+	return out
+}
+
+// itemsAbout returns the items of the list that ends at unit last that
+// share a leading key word with the selection (shares), nearest first, up to
+// maxLeadIn: a paragraph after a list often goes on about one of its
+// items ("- `canceled()` when the client asked to stop", then "Stopping
+// a physical robot takes time.").
+func (bt *bookText) itemsAbout(last int, shares func(int) bool) []int {
+	var out []int
+	lead := bt.units[last].u.lead
+	for j := last; j >= 0 && len(out) < maxLeadIn; j-- {
+		p := bt.units[j]
+		if p.u == nil || p.u.kind != item || p.u.lead != lead || p.section != bt.units[last].section {
+			break
+		}
+		if shares(j) {
+			out = append(out, j)
+		}
+	}
 	return out
 }
 
@@ -345,8 +481,119 @@ func (bt *bookText) passage(i int) rag.Passage {
 	return rag.Passage{Text: p.u.text, Heading: p.u.heading, Chunk: &rag.ScoredChunk{Chunk: *p.chunk}, Paragraph: p.u.para}
 }
 
+// sectionLink is section k as a link: its heading, with the chunk that
+// holds its first unit as the source. Nothing of it is quoted.
+func (bt *bookText) sectionLink(k int) rag.Passage {
+	p := bt.units[bt.sections[k].first]
+	return rag.Passage{Heading: p.u.heading, Chunk: &rag.ScoredChunk{Chunk: *p.chunk}}
+}
+
+// keyStems are a selection's key words, with their IDF: the stems that
+// are not the book's everyday vocabulary, a number or a letter or two.
+func (ans *Answerer) keyStems(selected string) map[string]float64 {
+	key := map[string]float64{}
+	for _, s := range stemSequence(selected) {
+		if _, seen := key[s]; !seen && !ans.everyday(s) && len([]rune(s)) >= 3 {
+			key[s] = ans.book.IDF(s)
+		}
+	}
+	return key
+}
+
+// developing picks the other sections that develop a selection's idea,
+// at most maxRelated, the closest first. A section does when it uses
+// minShared of the selection's key words (those that are not the book's
+// everyday vocabulary), and they weigh, by IDF, minRare of the book's
+// rarest words and minCoverage of all the selection's key words. A word
+// or two a selection shares with a section ("distance", "report") say
+// nothing of its idea: "stopping a robot takes time, a base needs
+// distance to brake" is not developed by the section on LiDAR, which
+// measures distance. Sections already quoted (the selection's own, the
+// lead-in's, a definition's) and quizzes are left out. The sections are
+// ranked by BM25 on the key words, those of the selection's chapter
+// first among equals (sameChapter), one link a heading's name.
+func (ans *Answerer) developing(selected, chapter string, quoted map[int]bool) []int {
+	bt := ans.text()
+	key := ans.keyStems(selected)
+	// In order, so that equal sums are equal to the last bit.
+	stems := slices.Sorted(maps.Keys(key))
+	total := 0.0
+	for _, s := range stems {
+		total += key[s]
+	}
+	rarest := ans.book.IDF("")
+	avg := 0.0
+	for _, sec := range bt.sections {
+		avg += float64(sec.words)
+	}
+	avg /= float64(max(len(bt.sections), 1))
+	type shared struct {
+		n       int
+		w, rank float64
+	}
+	byKey := map[int32]*shared{}
+	for _, s := range stems {
+		idf := key[s]
+		for _, use := range bt.inSections[s] {
+			sec := bt.sections[use.k]
+			if quoted[int(use.k)] || sec.assessment || sec.first < 0 {
+				continue
+			}
+			sh := byKey[use.k]
+			if sh == nil {
+				sh = &shared{}
+				byKey[use.k] = sh
+			}
+			tf := float64(use.n)
+			norm := 1 - lengthWeight + lengthWeight*float64(sec.words)/avg
+			sh.n++
+			sh.w += idf
+			sh.rank += idf * tf * (termSaturation + 1) / (tf + termSaturation*norm)
+		}
+	}
+	type scored struct {
+		k int
+		w float64
+	}
+	var found []scored
+	for k, sh := range byKey {
+		if sh.n < minShared || sh.w < minRare*rarest || sh.w < minCoverage*total {
+			continue
+		}
+		rank := sh.rank
+		if chapter != "" && bt.units[bt.sections[k].first].chunk.ChapterPath == chapter {
+			rank *= sameChapter
+		}
+		found = append(found, scored{int(k), rank})
+	}
+	sort.Slice(found, func(i, j int) bool {
+		if found[i].w != found[j].w {
+			return found[i].w > found[j].w
+		}
+		return found[i].k < found[j].k
+	})
+	var out []int
+	named := map[string]bool{}
+	for _, f := range found {
+		// Two sections of a chapter under one heading ("Refactor") would
+		// be two links of the same name.
+		p := bt.units[bt.sections[f.k].first]
+		name := p.chunk.ChapterPath + "\x00" + p.u.heading.Text
+		if named[name] {
+			continue
+		}
+		named[name] = true
+		out = append(out, f.k)
+		if len(out) == maxRelated {
+			break
+		}
+	}
+	return out
+}
+
 // definitionsFor picks the book's definitions of the terms a selection
-// uses: at most maxDefinitions, one a term, none from the selection
+// uses, in full or, for a term of its own chapter, by its last word (see
+// usesHead): at most maxDefinitions, one a term, none from the selection
 // itself or the lead-in (skip). Terms the selection does not define
 // itself come first, then the most informative; a term defined in several
 // places is quoted from the selection's own chapter when it is defined
@@ -356,7 +603,8 @@ func (bt *bookText) passage(i int) rag.Passage {
 // or its heading uses another of the selection's informative words (the
 // book defines "**Absolute**: knows its position on power-up" of
 // encoders, not of time), unless it is a glossary's entry, which gives
-// the sense the whole book uses. A line that only sets a term before a
+// the sense the whole book uses, or a term of the selection's chapter
+// named by its last word, which the chapter gives its sense. A line that only sets a term before a
 // colon defines one of the selection's leading words (see leadingStems).
 func (ans *Answerer) definitionsFor(selected, chapter string, skip func(int) bool) []definitionSite {
 	bt := ans.text()
@@ -375,9 +623,10 @@ func (ans *Answerer) definitionsFor(selected, chapter string, skip func(int) boo
 	byKey := map[string]definitionSite{}
 	var keys []string
 	for _, d := range bt.defs {
-		if !usesTerm(seq, d.stems) || skip(d.unit) ||
+		full := usesTerm(seq, d.stems)
+		if !full && !ans.usesHead(seq, d, chapter) || skip(d.unit) ||
 			d.labelled && !slices.ContainsFunc(d.stems, func(s string) bool { return leading[s] }) ||
-			!d.glossary && !bt.sameSense(d, subject) {
+			full && !d.glossary && !bt.sameSense(d, subject) {
 			continue
 		}
 		prev, seen := byKey[d.key]
@@ -399,6 +648,19 @@ func (ans *Answerer) definitionsFor(selected, chapter string, skip func(int) boo
 		return out[i].info > out[j].info
 	})
 	return out[:min(len(out), maxDefinitions)]
+}
+
+// usesHead reports a selection that names a term of its own chapter by
+// the term's last word alone, as a chapter does once it has defined it:
+// "narrows the gap" after "the **reality gap** is ...", "before any
+// randomization" after "**Domain randomization** trains ...". The last
+// word must not be the book's everyday vocabulary.
+func (ans *Answerer) usesHead(seq []string, d definitionSite, chapter string) bool {
+	if chapter == "" || len(d.stems) < 2 || ans.text().units[d.unit].chunk.ChapterPath != chapter {
+		return false
+	}
+	head := d.stems[len(d.stems)-1]
+	return slices.Contains(seq, head) && !ans.everyday(head)
 }
 
 // everyday reports a stem used in more than commonShare of the book's

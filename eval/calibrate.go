@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/internal/count"
 )
 
 // Calibration is how a retriever's best scores spread over questions that
@@ -181,7 +182,7 @@ func (c *Calibration) WriteText(w io.Writer) error {
 	fmt.Fprintln(w, "  answerable:  ", quantiles(c.Answerable))
 	fmt.Fprintln(w, "  must refuse: ", quantiles(c.Refuse))
 	if c.Skipped > 0 {
-		fmt.Fprintf(w, "  (%d questions with selected text left out: they retrieve nothing)\n", c.Skipped)
+		fmt.Fprintf(w, "  (%s with selected text left out: they retrieve nothing)\n", count.Of(c.Skipped, "question"))
 	}
 	if n := len(c.Answerable); n > 0 {
 		fmt.Fprintf(w, "  answering section retrieved: %d of %d answerable (%d as the best chunk)\n", c.GoldInTopK, n, c.GoldTop1)

@@ -625,3 +625,21 @@ func TestSampleProbes(t *testing.T) {
 		t.Errorf("last of the sample %q, want one near the book's end", got[299].Question)
 	}
 }
+
+// The self-check's line counts in words that agree with the count, and a
+// book that gives no question prints no share of nothing.
+func TestSelfCheckString(t *testing.T) {
+	tests := []struct {
+		sc   SelfCheck
+		want string
+	}{
+		{SelfCheck{}, "self-check: no question derived: the book sets no term in bold or italics and defines it in a sentence"},
+		{SelfCheck{Questions: 1, Own: 1}, "self-check: 1 question derived from the book's definitions; 100.0% answered from their own section, 0.0% from another"},
+		{SelfCheck{Questions: 4, Derived: 9, Own: 2, Other: 1}, "self-check: 4 questions derived from the book's definitions (a sample of the 9 it gives); 50.0% answered from their own section, 25.0% from another"},
+	}
+	for _, tt := range tests {
+		if got := tt.sc.String(); got != tt.want {
+			t.Errorf("%+v.String() =\n%q, want\n%q", tt.sc, got, tt.want)
+		}
+	}
+}

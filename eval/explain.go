@@ -106,7 +106,7 @@ func hasPart(answer, title string) bool {
 func WriteExplainedTable(w io.Writer, rows []Explained) error {
 	sw := &stickyWriter{w: w}
 	t := newTable()
-	fmt.Fprintf(t, "book\tselections (%q)\trefused\tlead-in\tdefinition\tlead-in or definition\tnothing more\tanswer terms kept\n", ExplainQuestion)
+	fmt.Fprintf(t, "book\tselections (%q)\trefused\tlead-in\tdefinition\tlead-in or definition\trelated sections\tnothing more\tanswer terms kept\n", ExplainQuestion)
 	var sum Explained
 	for _, r := range rows {
 		writeExplainedRow(t, r.Book, r)
@@ -115,6 +115,7 @@ func WriteExplainedTable(w io.Writer, rows []Explained) error {
 		sum.LeadIn += r.LeadIn
 		sum.Definition += r.Definition
 		sum.Either += r.Either
+		sum.Related += r.Related
 		sum.NothingMore += r.NothingMore
 		sum.Whole += r.Whole
 	}
@@ -126,5 +127,5 @@ func WriteExplainedTable(w io.Writer, rows []Explained) error {
 }
 
 func writeExplainedRow(w io.Writer, book string, r Explained) {
-	fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d %s\t%d\t%d/%d\n", book, r.Selections, r.Refused, r.LeadIn, r.Definition, r.Either, pct(r.Rate()), r.NothingMore, r.Whole, r.Selections)
+	fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d %s\t%d\t%d\t%d/%d\n", book, r.Selections, r.Refused, r.LeadIn, r.Definition, r.Either, pct(r.Rate()), r.Related, r.NothingMore, r.Whole, r.Selections)
 }

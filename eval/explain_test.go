@@ -45,8 +45,8 @@ func TestExplainedOf(t *testing.T) {
 func TestWriteExplainedTableGolden(t *testing.T) {
 	var buf bytes.Buffer
 	rows := []Explained{
-		{Book: "robotics", Selections: 10, LeadIn: 3, Definition: 5, Either: 6, NothingMore: 4, Whole: 10},
-		{Book: "ml", Selections: 6, Refused: 1, LeadIn: 1, Definition: 1, Either: 2, NothingMore: 3, Whole: 5},
+		{Book: "robotics", Selections: 10, LeadIn: 3, Definition: 5, Either: 6, Related: 5, NothingMore: 4, Whole: 10},
+		{Book: "ml", Selections: 6, Refused: 1, LeadIn: 1, Definition: 1, Either: 2, Related: 2, NothingMore: 3, Whole: 5},
 	}
 	if err := WriteExplainedTable(&buf, rows); err != nil {
 		t.Fatal(err)

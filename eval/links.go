@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/internal/count"
 )
 
 // Links measures the sections the widget offers after an
@@ -108,7 +109,7 @@ func WriteLinksTable(w io.Writer, rows []Links) error {
 	}
 	t.flush(sw)
 	if len(rows) > 0 {
-		fmt.Fprintf(sw, "(at most %d sections a refusal, as the widget shows)\n", rows[0].Limit)
+		fmt.Fprintf(sw, "(at most %s a refusal, as the widget shows)\n", count.Of(rows[0].Limit, "section"))
 	}
 	return sw.err
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/answer"
+	"github.com/textbook-rag/rag/internal/count"
 )
 
 // SelfCheck is how the tutor does on questions derived from the book
@@ -48,14 +49,18 @@ func share(n, of int) float64 {
 	return float64(n) / float64(of)
 }
 
-// String is the line ingest and serve print.
+// String is the line ingest and serve print. A book that defines no term
+// in so many words gives no question, and no share to print.
 func (s SelfCheck) String() string {
+	if s.Questions == 0 {
+		return "self-check: no question derived: the book sets no term in bold or italics and defines it in a sentence"
+	}
 	sample := ""
 	if s.Derived > s.Questions {
 		sample = fmt.Sprintf(" (a sample of the %d it gives)", s.Derived)
 	}
-	return fmt.Sprintf("self-check: %d questions derived from the book's definitions%s; %.1f%% answered from their own section, %.1f%% from another",
-		s.Questions, sample, 100*s.OwnShare(), 100*s.OtherShare())
+	return fmt.Sprintf("self-check: %s derived from the book's definitions%s; %.1f%% answered from their own section, %.1f%% from another",
+		count.Of(s.Questions, "question"), sample, 100*s.OwnShare(), 100*s.OtherShare())
 }
 
 // MaxSelfCheckQuestions bounds the self-check's time and memory whatever

@@ -15,13 +15,15 @@ import (
 	"time"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/internal/count"
 )
 
 //go:embed page.html
 var pageFS embed.FS
 
 var pageTemplate = template.Must(template.New("page.html").Funcs(template.FuncMap{
-	"pct": percent,
+	"pct":    percent,
+	"plural": count.Noun,
 	"score": func(f *float64) string {
 		if f == nil {
 			return ""

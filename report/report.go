@@ -195,6 +195,34 @@ var verdicts = map[rag.RefusalReason]string{
 	rag.SelectedTextInsufficient: "the passages readers selected did not answer it",
 }
 
+// verdict says what a topic's refusal reason means for the book. A
+// question refused as insufficient_context found passages near it, which
+// need not use its words: the topic is "mentioned" only when the book
+// uses every word of it. Otherwise the verdict names the words the book
+// never uses ("record data rosbag": the book has no "rosbag"), or, with
+// no book text to check, claims no mention.
+func verdict(reason rag.RefusalReason, topic []string, vocab vocabulary) string {
+	if reason != rag.InsufficientContext {
+		return verdicts[reason]
+	}
+	if vocab.docs == 0 {
+		return "the book's nearest passages do not answer it"
+	}
+	var missing []string
+	for _, w := range topic {
+		if vocab.df[w] == 0 {
+			missing = append(missing, "“"+w+"”")
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return verdicts[reason]
+	case 1:
+		return "the book never uses the word " + missing[0] + "; its nearest passages do not answer it"
+	}
+	return "the book never uses the words " + strings.Join(missing, ", ") + "; its nearest passages do not answer it"
+}
+
 // Build reads the exchanges of [opts.From, opts.To) from src, page by
 // page, and the refusal log, and makes the report.
 func Build(ctx context.Context, src rag.ExchangeReader, opts Options) (*Report, error) {
@@ -494,7 +522,7 @@ func (b *builder) topics() {
 			}
 		}
 		t.Reason = rag.RefusalReason(best)
-		t.Verdict = verdicts[t.Reason]
+		t.Verdict = verdict(t.Reason, t.Words, vocab)
 		sort.SliceStable(order, func(i, j int) bool { return asked[order[i]].Count > asked[order[j]].Count })
 		for _, k := range order {
 			if len(t.Examples) == MaxExamples {

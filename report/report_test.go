@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -269,5 +270,85 @@ func TestReportSelfCheck(t *testing.T) {
 	js, _ := json.Marshal(r)
 	if !bytes.Contains(js, []byte(`"self_check":{"questions":40,"own_section":30,"other_section":2}`)) {
 		t.Errorf("JSON report: %s", js)
+	}
+}
+
+// TestVerdict: a topic refused as insufficient_context is "mentioned"
+// only when the book uses every word of it; otherwise the verdict names
+// the words the book never uses, and with no book text it claims no
+// mention.
+func TestVerdict(t *testing.T) {
+	book := newVocabulary([]string{"Record the data of a run with ros2 bag record.", "Topics carry data between nodes."})
+	tests := []struct {
+		name   string
+		reason rag.RefusalReason
+		topic  string
+		vocab  vocabulary
+		want   string
+	}{
+		{"every word in the book", rag.InsufficientContext, "record data", book, "the book mentions it, but not enough to answer"},
+		{"a word the book never uses", rag.InsufficientContext, "record data rosbag", book, "the book never uses the word “rosbag”; its nearest passages do not answer it"},
+		{"two words the book never uses", rag.InsufficientContext, "rosbag replay", book, "the book never uses the words “rosbag”, “replay”; its nearest passages do not answer it"},
+		{"no book to check", rag.InsufficientContext, "record data", vocabulary{}, "the book's nearest passages do not answer it"},
+		{"another reason", rag.EmptyRetrieval, "rosbag", book, "the book does not cover it"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := verdict(tt.reason, words(tt.topic), tt.vocab); got != tt.want {
+				t.Errorf("verdict = %q, want %q", got, tt.want)
+			}
+			if got := verdict(tt.reason, words(tt.topic), tt.vocab); tt.vocab.docs > 0 && strings.Contains(got, "mentions") {
+				for _, w := range words(tt.topic) {
+					if tt.vocab.df[w] == 0 {
+						t.Errorf("%q says the book mentions %q, which it never uses", got, w)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestReportCounts: the text and the page say "1 question", never "1
+// questions", and "0 questions".
+func TestReportCounts(t *testing.T) {
+	day := []Day{{"2025-03-03", 1, 1, 0}}
+	tests := []struct {
+		totals Totals
+		days   []Day
+		text   []string
+		page   []string
+	}{
+		{Totals{Questions: 1, Answers: 1}, day,
+			[]string{"1 question: 1 answered, 0 refused (0%)"},
+			[]string{"<span>question</span>", "busiest day: 1 question<"}},
+		{Totals{Questions: 0}, nil,
+			[]string{"0 questions: 0 answered, 0 refused (0%)"},
+			[]string{"<span>questions</span>"}},
+		{Totals{Questions: 2, Refusals: 2, LoggedRefusals: 1}, []Day{{"2025-03-03", 2, 0, 2}},
+			[]string{"2 questions: 0 answered, 2 refused (100%)", "Refusal log: 1 refusal in the range"},
+			[]string{"<span>questions</span>", "busiest day: 2 questions<"}},
+	}
+	for _, tt := range tests {
+		r := &Report{From: base, To: base.Add(24 * time.Hour), Totals: tt.totals, Days: tt.days, RefusalLog: tt.totals.LoggedRefusals > 0}
+		var text, page bytes.Buffer
+		if err := WriteText(&text, r, "Sample"); err != nil {
+			t.Fatal(err)
+		}
+		if err := (&Source{Title: "Sample"}).WriteHTML(&page, r, "1d"); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range tt.text {
+			if !strings.Contains(text.String(), want) {
+				t.Errorf("text report lacks %q:\n%s", want, text.String())
+			}
+		}
+		for _, want := range tt.page {
+			if !strings.Contains(page.String(), want) {
+				t.Errorf("page lacks %q", want)
+			}
+		}
+		if regexp.MustCompile(`\b1 (questions|refusals)\b`).MatchString(text.String() + page.String()) {
+			t.Errorf("a count of 1 with a plural noun:\n%s", text.String())
+		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/textbook-rag/rag/internal/count"
 )
 
 // WriteText writes the report for a terminal.
@@ -14,14 +16,14 @@ func WriteText(w io.Writer, r *Report, title string) error {
 	fmt.Fprintf(&b, "Course report: %s\n", title)
 	fmt.Fprintf(&b, "%s to %s (UTC)\n\n", r.From.Format("2006-01-02 15:04"), r.To.Format("2006-01-02 15:04"))
 	t := r.Totals
-	fmt.Fprintf(&b, "%d questions: %d answered, %d refused (%s)\n", t.Questions, t.Answers, t.Refusals, percent(t.Refusals, t.Questions))
+	fmt.Fprintf(&b, "%s: %d answered, %d refused (%s)\n", count.Of(t.Questions, "question"), t.Answers, t.Refusals, percent(t.Refusals, t.Questions))
 	fmt.Fprintf(&b, "Answers rated by readers: %d helpful, %d not helpful\n", t.Helpful, t.NotHelpful)
 	if r.RefusalLog {
-		fmt.Fprintf(&b, "Refusal log: %d refusals in the range\n", t.LoggedRefusals)
+		fmt.Fprintf(&b, "Refusal log: %s in the range\n", count.Of(t.LoggedRefusals, "refusal"))
 	}
 	if sc := r.SelfCheck; sc != nil && sc.Questions > 0 {
-		fmt.Fprintf(&b, "Self-check: %d questions derived from the book's definitions; %s answered from their own section, %s from another\n",
-			sc.Questions, sc.OwnPercent(), sc.OtherPercent())
+		fmt.Fprintf(&b, "Self-check: %s derived from the book's definitions; %s answered from their own section, %s from another\n",
+			count.Of(sc.Questions, "question"), sc.OwnPercent(), sc.OtherPercent())
 	}
 
 	b.WriteString("\nPer day\n")
@@ -63,7 +65,7 @@ func WriteText(w io.Writer, r *Report, title string) error {
 		}
 	}
 	if r.OtherRefusals > 0 {
-		fmt.Fprintf(&b, "  and %d other refused questions\n", r.OtherRefusals)
+		fmt.Fprintf(&b, "  and %d other refused %s\n", r.OtherRefusals, count.Noun(r.OtherRefusals, "question"))
 	}
 
 	b.WriteString("\nAnswers marked not helpful\n")

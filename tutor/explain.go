@@ -1,8 +1,6 @@
 package tutor
 
 import (
-	"context"
-	"fmt"
 	"strings"
 	"unicode"
 
@@ -15,8 +13,8 @@ import (
 // gets the whole selection as its evidence, which the extractive answer
 // does not repeat: it quotes how the book defines the selection's key
 // terms elsewhere and the sentences that lead into it, and links the
-// other sections closest to it, or says that the book holds nothing
-// more. Whether the selection answers is still judged on the selection
+// other sections that develop the same idea, or says that the book holds
+// nothing more. Whether the selection answers is still judged on the selection
 // alone.
 type SelectionExplainer interface {
 	// ExplainSelection returns the book's help with the selection, and
@@ -29,70 +27,16 @@ type SelectionExplainer interface {
 // that cannot explain. A language model is given the selection alone, as
 // the refusal spec's selected-text mode says; the explanation is quoted
 // by the extractive answer (the model's fallback too).
-func (t *Tutor) explain(ctx context.Context, req rag.ChatRequest) (*rag.Explanation, error) {
+func (t *Tutor) explain(req rag.ChatRequest) *rag.Explanation {
 	x, ok := t.Evidence.(SelectionExplainer)
 	if !ok {
-		return nil, nil
+		return nil
 	}
 	e, ok := x.ExplainSelection(req.Question, req.SelectedText)
 	if !ok {
-		return nil, nil
+		return nil
 	}
-	related, err := t.related(ctx, req.SelectedText, &e)
-	if err != nil {
-		return nil, fmt.Errorf("sections related to the selection: %w", err)
-	}
-	e.Related = related
-	return &e, nil
-}
-
-// maxRelated bounds the other sections an explanation links to.
-const maxRelated = 3
-
-// related finds the other sections that discuss what the selection does:
-// the section search's (Sections) best chunks for the selection's text that reach the
-// empty threshold, one per section, leaving out the sections the
-// explanation already quotes and the chunk that holds the selection.
-func (t *Tutor) related(ctx context.Context, selected string, e *rag.Explanation) ([]rag.Passage, error) {
-	if t.Sections == nil {
-		return nil, nil
-	}
-	chunks, err := t.Sections.Retrieve(ctx, selected, t.Config.TopK+maxRelated)
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	for _, p := range e.Passages() {
-		if p.Chunk != nil {
-			seen[p.Chunk.ChapterPath+"\x00"+p.Chunk.SectionHeading] = true
-		}
-	}
-	own := collapse(selected)
-	if len(own) > 80 {
-		own = own[:80]
-	}
-	var out []rag.Passage
-	for i := range chunks {
-		c := &chunks[i]
-		key := c.ChapterPath + "\x00" + c.SectionHeading
-		if c.Score < t.Config.EmptyThreshold || seen[key] || own != "" && strings.Contains(collapse(c.Text), own) {
-			continue
-		}
-		seen[key] = true
-		out = append(out, rag.Passage{Heading: rag.Heading{Text: c.SectionHeading, Anchor: c.Anchor}, Chunk: c})
-		if len(out) == maxRelated {
-			break
-		}
-	}
-	return out, nil
-}
-
-// collapse lowers text and keeps only its letters and digits, one space
-// between words: a selection copied from a page matches the book's text.
-func collapse(s string) string {
-	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}), " ")
+	return &e
 }
 
 // junk reports a selection with no word in it ("[[[[…", a run of

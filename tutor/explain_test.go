@@ -16,6 +16,8 @@ import (
 	"github.com/textbook-rag/rag/extractive"
 	"github.com/textbook-rag/rag/internal/testbook"
 	"github.com/textbook-rag/rag/lexical"
+	"github.com/textbook-rag/rag/markdown"
+	"github.com/textbook-rag/rag/sample"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -34,11 +36,27 @@ func bookTutor(t *testing.T) *Tutor {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return chunksTutor(chunks)
+}
+
+// sampleTutor is the tutor of the bundled sample book, with no language
+// model.
+func sampleTutor(t *testing.T) *Tutor {
+	t.Helper()
+	_, chunks, err := markdown.Load(t.Context(), sample.Docs(), markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return chunksTutor(chunks)
+}
+
+// chunksTutor is the tutor of a book's chunks with the book's own
+// answerer and the extractive generator.
+func chunksTutor(chunks []rag.Chunk) *Tutor {
 	book := analysis.NewBook(chunks)
 	return &Tutor{
 		Config:     DefaultConfig(),
 		Retriever:  lexical.New(book),
-		Sections:   lexical.New(book),
 		Evidence:   answer.New(book),
 		Scope:      DefaultScope(),
 		Extractive: extractive.Generator{},
@@ -73,7 +91,7 @@ func TestExplainSelection(t *testing.T) {
 			has: []string{"compare the stamp with the clock"}},
 		{name: "a question the selection does not answer", question: "How far can a LiDAR see?", selected: stampSelection, refuse: true},
 		{name: "a passage other sections discuss", question: "What does this mean?", selected: "messages reach a subscriber over channels",
-			has: []string{extractive.RelatedTitle, "- “Publishing” (Topics)"}, sources: []string{"Publishing"}},
+			has: []string{extractive.RelatedTitle, "- “Delivery” (Topics)", "- “Publishing” (Topics)"}, sources: []string{"Delivery", "Publishing"}},
 		{name: "a junk selection", question: "What does this mean?", selected: "[[[[[[[[[[[[[[[[", refuse: true},
 	}
 	for _, tt := range tests {
@@ -192,5 +210,83 @@ func checkGolden(t *testing.T, name, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("answer =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestExplainSampleBook asks "What does this mean?" of plain paragraphs
+// of the sample book. Each gets the book's definition of a term it uses,
+// the sentences it follows, or links to the sections that develop its
+// idea; or, when the book has nothing more, the sentence that says so
+// alone. No answer links a section that only shares a word or two with
+// the paragraph (the stopping paragraph once linked LiDAR and Wheel
+// Encoders), and none is the selection with nothing after it.
+func TestExplainSampleBook(t *testing.T) {
+	tests := []struct {
+		name     string
+		selected string
+		has      []string // parts of the answer
+		lacks    []string // sections that do not develop the idea
+		nothing  bool     // the book has nothing more
+	}{
+		{name: "a term its chapter defined",
+			selected: "**System identification** measures the real robot to make the model match it: weigh the links, record how the motors respond to steps, measure the floor's friction. Each measured value replaces a guess, which narrows the gap before any randomization is needed.",
+			has: []string{extractive.DefinitionTitle + "“reality gap” in “The Reality Gap” (From Simulation to Reality):", "The **reality gap** is the difference",
+				extractive.RelatedTitle, "- “Domain Randomization” (From Simulation to Reality)", "- “Validating on Hardware” (From Simulation to Reality)"}},
+		{name: "a paragraph after the list it goes on about",
+			selected: "Stopping a physical robot takes time. A mobile base driving at 1 m/s needs some distance to brake, so a server should only report `canceled()` once the motors have actually come to rest.",
+			has:      []string{extractive.LeadInTitle + "“Actions” (Services and Actions):", "`canceled()` when the client asked to stop", "- “Choosing Between Topics, Services and Actions”"},
+			lacks:    []string{"LiDAR", "Wheel Encoders", "`abort()`"}},
+		{name: "developed in other sections",
+			selected: "To know its heading, a robot integrates the gyroscope's angular velocity over time. Any constant error, called **bias**, is integrated too and grows without limit. A bias of only 0.02 °/s becomes 72° of heading error after one hour. This is **drift**, and it is why a robot cannot navigate on its IMU alone: it must correct the estimate with an absolute reference such as a compass, a map or visual landmarks.",
+			has:      []string{extractive.RelatedTitle, "- “Inertial Measurement Units” (Robot Sensors)", "- “Comparing Sensors” (Robot Sensors)"},
+			lacks:    []string{"LiDAR", "Real-Time Deadlines"}},
+		{name: "a limit of the idea its section developed",
+			selected: "Randomization has limits. It cannot fix a phenomenon the simulator does not model at all: if the simulated gearbox has no backlash, randomizing other parameters will not prepare the controller for it.",
+			has:      []string{extractive.LeadInTitle + "“Domain Randomization”", "- “The Reality Gap”", "- “System Identification”"},
+			lacks:    []string{"Review Questions"}},
+		{name: "a paragraph the sentence before defines",
+			selected: "A service has a server, which does the work, and any number of clients. Unlike a topic, a service call is addressed to whoever serves it and always gets an answer, even if the answer is \"failed\".",
+			has:      []string{extractive.LeadInTitle + "“Services” (Services and Actions):", "A **service** is a request–response exchange"}},
+		{name: "nothing more in the book",
+			selected: "The `wait_for_service` loop keeps the node from sending requests into the void while the server is still starting.",
+			nothing:  true},
+		{name: "a closing line, nothing more",
+			selected: "The next module moves from software architecture to simulation: testing all of this before a real robot is involved.",
+			nothing:  true},
+	}
+	tu := sampleTutor(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, err := tu.Ask(t.Context(), rag.ChatRequest{Question: "What does this mean?", SelectedText: tt.selected, SessionID: "s"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.WasRefusal {
+				t.Fatalf("refused: %s", *resp.RefusalReason)
+			}
+			if tt.nothing {
+				if resp.Answer != extractive.NothingMore || len(resp.Sources) != 0 {
+					t.Fatalf("answer %q with %d sources, want %q alone", resp.Answer, len(resp.Sources), extractive.NothingMore)
+				}
+				return
+			}
+			rest, ok := strings.CutPrefix(resp.Answer, "From your selection:\n\n")
+			if !ok || !strings.Contains(rest, extractive.LeadInTitle) && !strings.Contains(rest, extractive.DefinitionTitle) && !strings.Contains(rest, extractive.RelatedTitle) {
+				t.Fatalf("answer is the selection with nothing the book adds:\n%s", resp.Answer)
+			}
+			if len(resp.Sources) == 0 {
+				t.Errorf("what the book adds has no source:\n%s", resp.Answer)
+			}
+			for _, h := range tt.has {
+				if !strings.Contains(resp.Answer, h) {
+					t.Errorf("answer lacks %q:\n%s", h, resp.Answer)
+				}
+			}
+			for _, l := range tt.lacks {
+				if strings.Contains(rest, l) {
+					t.Errorf("answer names %q, which does not develop the paragraph:\n%s", l, resp.Answer)
+				}
+			}
+		})
 	}
 }

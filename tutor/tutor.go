@@ -99,12 +99,8 @@ type Tutor struct {
 	Extractive rag.Generator
 	// LLM, when set, writes the answers, and its NOT_IN_CONTEXT reply
 	// judges whether the confident chunks answer the question.
-	LLM rag.Generator
-	// Sections, when set, finds the other sections an explanation of a
-	// selection links to (see related): the built-in retriever, so that
-	// a selection costs no embeddings call whatever answers questions.
-	Sections rag.Retriever
-	Logger   *slog.Logger
+	LLM    rag.Generator
+	Logger *slog.Logger
 }
 
 // Ask runs the refusal flow of the spec:
@@ -128,10 +124,7 @@ func (t *Tutor) Ask(ctx context.Context, req rag.ChatRequest, stream rag.Stream)
 		if len(evidence) == 0 || junk(req.SelectedText) {
 			return t.refuse(req, rag.SelectedTextInsufficient, nil, "")
 		}
-		exp, err := t.explain(ctx, req)
-		if err != nil {
-			return rag.ChatResponse{}, err
-		}
+		exp := t.explain(req)
 		g := rag.GenerateRequest{Question: req.Question, SelectedText: req.SelectedText, Evidence: evidence, Explanation: exp}
 		return t.generate(ctx, req, g, stream)
 	}

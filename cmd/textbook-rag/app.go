@@ -99,7 +99,9 @@ func bookFS(cfg Config) (fs.FS, string, error) {
 		return nil, "", fmt.Errorf("docs %s: %w", cfg.Docs, err)
 	}
 	if !info.IsDir() {
-		return nil, "", fmt.Errorf("docs %s: not a directory", cfg.Docs)
+		// A config or table of contents (SUMMARY.md, mkdocs.yml) names
+		// the book's folder: say which.
+		return nil, "", fmt.Errorf("docs %s: not a directory: --docs names the book's folder, here perhaps %s", cfg.Docs, filepath.Dir(cfg.Docs))
 	}
 	return os.DirFS(cfg.Docs), cfg.Docs, nil
 }
@@ -381,7 +383,6 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 		Modules:    scopeList(ix),
 		Extractive: extractor,
 		LLM:        llm,
-		Sections:   m.Lexical,
 		Logger:     m.Logger,
 	}
 	m.Refusals = tutor.NewRefusalLog(logw)

@@ -11,7 +11,7 @@ import (
 func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := DefaultConfig()
 	f := newFlags("calibrate", &cfg, stderr)
-	f.str(&cfg.Docs, "docs", "TEXTBOOK_RAG_DOCS", "textbook folder; empty = the built-in sample book")
+	f.str(&cfg.Docs, "docs", "TEXTBOOK_RAG_DOCS", docsHelp)
 	f.answering()
 	var questions string
 	f.fs.StringVar(&questions, "questions", "", "labelled question file (JSON Lines, see ../shared/eval/FORMAT.md)")

@@ -64,6 +64,24 @@ func TestHelpFlag(t *testing.T) {
 	}
 }
 
+// --docs given a file (a table of contents, a config) fails with the
+// folder to give instead, and writes nothing.
+func TestDocsFile(t *testing.T) {
+	dir := t.TempDir()
+	summary := filepath.Join(dir, "SUMMARY.md")
+	if err := os.WriteFile(summary, []byte("# Summary\n\n- [Intro](intro.md)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	code, _, errOut := runCmd(t, "ingest", "--docs", summary, "--data", data)
+	if code != 1 || !strings.Contains(errOut, "not a directory: --docs names the book's folder, here perhaps "+dir) {
+		t.Errorf("ingest --docs SUMMARY.md: exit %d: %s", code, errOut)
+	}
+	if entries, _ := os.ReadDir(data); len(entries) != 0 {
+		t.Errorf("a failed ingest wrote %d entries into the data directory", len(entries))
+	}
+}
+
 // A port in use is named with the way to choose another.
 func TestServePortInUse(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -240,9 +240,15 @@ func (f *flags) retention(p *time.Duration, name, env, help string) {
 	f.fs.Var(retentionValue{p}, name, help+" (env "+env+")")
 }
 
+// docsHelp says which folder --docs names: a folder whatever the layout,
+// never a config file (docs/books.md has each layout).
+const docsHelp = "the book's folder: a Docusaurus docs folder, or the folder holding the site's table of contents or config " +
+	"(mdBook or GitBook book.toml or SUMMARY.md, _toctree.yml, mkdocs.yml, Jupyter Book _toc.yml or myst.yml, _quarto.yml, _bookdown.yml, " +
+	"a Jekyll or Hugo site's config, Sphinx conf.py), or any folder of Markdown pages; empty = the built-in sample book"
+
 // book adds the flags that say which book and where its index lives.
 func (f *flags) book() {
-	f.str(&f.cfg.Docs, "docs", "TEXTBOOK_RAG_DOCS", "textbook folder (Docusaurus, mdBook or doc-builder layout); empty = the built-in sample book")
+	f.str(&f.cfg.Docs, "docs", "TEXTBOOK_RAG_DOCS", docsHelp)
 	f.str(&f.cfg.Data, "data", "TEXTBOOK_RAG_DATA", "data directory: each book keeps its index and chat history in a folder of its own under books/")
 }
 
@@ -255,7 +261,9 @@ func (f *flags) storedBook() {
 // course adds the flag that names the course.
 func (f *flags) course() {
 	f.str(&f.cfg.Tutor.CourseName, "course-name", "TEXTBOOK_RAG_COURSE_NAME",
-		"the course's name in the page title, the widget, the refusal messages and the report; empty = the book's (its Docusaurus site title, else its root page's title, else its folder's name)")
+		"the course's name in the page title, the widget, the refusal messages and the report; empty = the book's: its site's title "+
+			"(docusaurus.config.js, book.toml, mkdocs.yml site_name, Jupyter Book _config.yml or myst.yml, _quarto.yml, _bookdown.yml, Jekyll or Hugo config, conf.py project), "+
+			"else its root page's title, else its folder's name")
 }
 
 // answering adds the refusal rules' tunables and the backends.

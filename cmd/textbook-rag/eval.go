@@ -12,7 +12,7 @@ import (
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := DefaultConfig()
 	f := newFlags("eval", &cfg, stderr)
-	f.str(&cfg.Docs, "docs", "TEXTBOOK_RAG_DOCS", "textbook folder; empty = the built-in sample book")
+	f.str(&cfg.Docs, "docs", "TEXTBOOK_RAG_DOCS", docsHelp)
 	f.answering()
 	var questions, books string
 	var asJSON, verbose, strict, split, links, explain bool

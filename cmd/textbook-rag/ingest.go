@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/textbook-rag/rag/eval"
+	"github.com/textbook-rag/rag/internal/count"
 )
 
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -65,8 +66,8 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if wrote {
 		state = "index written"
 	}
-	fmt.Fprintf(stdout, "%s: %q, %d modules, %d chunks; %s in %s (%s)\n",
-		name, in.Index.Course, len(book.Modules), n, state, in.Dir, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "%s: %q, %s, %s; %s in %s (%s)\n",
+		name, in.Index.Course, count.Of(len(book.Modules), "module"), count.Of(n, "chunk"), state, in.Dir, time.Since(start).Round(time.Millisecond))
 	fmt.Fprintln(stdout, sc)
 	return nil
 }

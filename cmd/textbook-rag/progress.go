@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/textbook-rag/rag/internal/count"
 )
 
 // ingestProgress follows an ingest: the pages read (of all), the chunks
@@ -100,9 +102,9 @@ func (p *progressLine) Finish() {
 func (p *progressLine) draw() {
 	pages := "0 pages read"
 	if p.total > 0 {
-		pages = fmt.Sprintf("%d/%d pages", p.done, p.total)
+		pages = fmt.Sprintf("%d/%d %s", p.done, p.total, count.Noun(p.total, "page"))
 	}
 	elapsed := p.now().Sub(p.start).Round(100 * time.Millisecond)
-	fmt.Fprintf(p.w, "\r\033[K%s, %d chunks, %s: %s", pages, p.chunks, elapsed, p.step)
+	fmt.Fprintf(p.w, "\r\033[K%s, %s, %s: %s", pages, count.Of(p.chunks, "chunk"), elapsed, p.step)
 	p.drawn = true
 }

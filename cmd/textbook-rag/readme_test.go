@@ -56,9 +56,11 @@ import (
 //     documented test command, and the summary command's output block must
 //     name real skip messages whose counts add up.
 //
-// Besides the blocks, the commands list must be `textbook-rag help`'s, and
-// the configuration table must hold every flag that has an environment
-// variable, with that variable and the flag's default.
+// The sh blocks of examplePages (docs/backends.md's production commands)
+// are run the same way. Besides the blocks, the commands list must be
+// `textbook-rag help`'s, and the configuration table (docs/configuration.md)
+// must hold every flag that has an environment variable, with that
+// variable and the flag's default.
 func TestREADMEExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("README examples skipped in -short mode")
@@ -67,24 +69,45 @@ func TestREADMEExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fences := readFences(string(readme))
+	fences := readFences("README.md", string(readme))
 	r := newReadmeRun(t)
 	r.install(t, fences)
 
 	t.Run("commands", func(t *testing.T) { r.checkCommandsList(t, fences) })
-	t.Run("configuration", func(t *testing.T) { r.checkConfigTable(t, string(readme)) })
+	config, err := os.ReadFile(configPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("configuration", func(t *testing.T) { r.checkConfigTable(t, string(config)) })
+	for _, page := range examplePages {
+		text, err := os.ReadFile(filepath.Join("..", "..", page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fences = append(fences, readFences(page, string(text))...)
+	}
 	for _, f := range fences {
 		if f.lang != "sh" {
 			continue
 		}
-		t.Run(fmt.Sprintf("README.md:%d", f.line), func(t *testing.T) { r.runBlock(t, f) })
+		t.Run(fmt.Sprintf("%s:%d", f.doc, f.line), func(t *testing.T) { r.runBlock(t, f) })
 	}
 }
 
 const readmePath = "../../README.md"
 
-// fence is one fenced block of the README.
+// configPath is the page that holds the configuration table the README
+// links to.
+const configPath = "../../docs/configuration.md"
+
+// examplePages are the pages of docs/ whose sh blocks are run as the
+// README's are: the README hands its production commands on to them.
+var examplePages = []string{"docs/backends.md"}
+
+// fence is one fenced block of the README, or of a page of docs/ whose
+// examples the README hands on (see examplePages).
 type fence struct {
+	doc   string // the file, from the repository's root
 	lang  string
 	line  int // of the opening fence, from 1
 	body  []string
@@ -93,7 +116,7 @@ type fence struct {
 
 var fenceOpen = regexp.MustCompile("^```([a-z]*)\\s*$")
 
-func readFences(text string) []*fence {
+func readFences(doc, text string) []*fence {
 	var out []*fence
 	lines := strings.Split(text, "\n")
 	var last *fence
@@ -103,7 +126,7 @@ func readFences(text string) []*fence {
 		if m == nil {
 			continue
 		}
-		f := &fence{lang: m[1], line: i + 1}
+		f := &fence{doc: doc, lang: m[1], line: i + 1}
 		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "```"; i++ {
 			f.body = append(f.body, lines[i])
 		}
@@ -118,7 +141,8 @@ func readFences(text string) []*fence {
 
 // shCommand is one command of an sh block.
 type shCommand struct {
-	line   int    // in the README
+	doc    string // the file it is in
+	line   int    // in that file
 	text   string // continuation lines joined
 	expect string // its "# → " lines, "" when none
 }
@@ -143,7 +167,7 @@ func commandsOf(f *fence) []shCommand {
 		case strings.HasPrefix(trimmed, "#"):
 			continue
 		}
-		c := shCommand{line: f.line + 1 + i}
+		c := shCommand{doc: f.doc, line: f.line + 1 + i}
 		for strings.HasSuffix(line, "\\") && i+1 < len(f.body) {
 			c.text += strings.TrimSuffix(line, "\\") + " "
 			i++
@@ -213,10 +237,10 @@ func (r *readmeRun) install(t *testing.T, fences []*fence) {
 			cmd.Dir = "../.."
 			cmd.Env = append(os.Environ(), "GOBIN="+r.bin)
 			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("README.md:%d: %s: %v\n%s", c.line, c.text, err, out)
+				t.Fatalf("%s:%d: %s: %v\n%s", c.doc, c.line, c.text, err, out)
 			}
 			if _, err := os.Stat(filepath.Join(r.bin, "textbook-rag")); err != nil {
-				t.Fatalf("README.md:%d: %s made no textbook-rag: %v", c.line, c.text, err)
+				t.Fatalf("%s:%d: %s made no textbook-rag: %v", c.doc, c.line, c.text, err)
 			}
 			return
 		}
@@ -280,19 +304,19 @@ func (b *block) run(t *testing.T, c shCommand, expect string) {
 			t.Fatal(err)
 		}
 		if !strings.Contains(string(ci), "go test -json ./...") {
-			t.Errorf("README.md:%d: .ci/run does not run the README's test command (go test ./...)", c.line)
+			t.Errorf("%s:%d: .ci/run does not run the README's test command (go test ./...)", c.doc, c.line)
 		}
 		return
 	case text == testSummaryCmd:
 		checkTestSummary(t, c.line, expect)
 		return
 	case strings.HasPrefix(text, "go "):
-		t.Fatalf("README.md:%d: %q: the README test does not know how to run this go command", c.line, text)
+		t.Fatalf("%s:%d: %q: the README test does not know how to run this go command", c.doc, c.line, text)
 	}
 	for _, tool := range []string{"curl", "openssl"} {
 		if strings.Contains(text, tool+" ") {
 			if _, err := exec.LookPath(tool); err != nil {
-				t.Skipf("%s not installed: skipping README.md:%d", tool, c.line)
+				t.Skipf("%s not installed: skipping %s:%d", tool, c.doc, c.line)
 			}
 		}
 	}
@@ -336,14 +360,14 @@ func (b *block) run(t *testing.T, c shCommand, expect string) {
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
-			t.Fatalf("README.md:%d: %s: %v\nstdout:\n%s\nstderr:\n%s", c.line, c.text, err, stdout.String(), stderr.String())
+			t.Fatalf("%s:%d: %s: %v\nstdout:\n%s\nstderr:\n%s", c.doc, c.line, c.text, err, stdout.String(), stderr.String())
 		}
 		out := stdout.String()
 		if strings.Contains(text, "curl ") {
 			checkNoAPIError(t, c, out, expect)
 		}
 		if expect != "" && !globMatch(b.localize(expect), out) {
-			t.Fatalf("README.md:%d: %s\nprinted:\n%s\nthe README shows:\n%s", c.line, c.text, out, expect)
+			t.Fatalf("%s:%d: %s\nprinted:\n%s\nthe README shows:\n%s", c.doc, c.line, c.text, out, expect)
 		}
 	}
 }
@@ -368,7 +392,7 @@ func (b *block) export(t *testing.T, c shCommand, text string) {
 	cmd.Env = envList(b.env)
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("README.md:%d: %s: %v", c.line, c.text, err)
+		t.Fatalf("%s:%d: %s: %v", c.doc, c.line, c.text, err)
 	}
 	env := map[string]string{}
 	for _, line := range strings.Split(string(out), "\n") {
@@ -395,7 +419,7 @@ func (b *block) toServers(t *testing.T, c shCommand, text string) string {
 		port := strings.TrimPrefix(s, "localhost:")
 		srv := b.servers[port]
 		if srv == nil {
-			t.Fatalf("README.md:%d: %s: no `textbook-rag serve … &` on port %s before it in its block", c.line, c.text, port)
+			t.Fatalf("%s:%d: %s: no `textbook-rag serve … &` on port %s before it in its block", c.doc, c.line, c.text, port)
 		}
 		return srv.addr
 	})
@@ -463,27 +487,27 @@ func (b *block) serve(t *testing.T, c shCommand, text string, env map[string]str
 	select {
 	case srv.addr = <-addr:
 	case err := <-srv.done:
-		t.Fatalf("README.md:%d: %s: exited before serving (%v):\n%s", c.line, c.text, err, srv.stderr.String())
+		t.Fatalf("%s:%d: %s: exited before serving (%v):\n%s", c.doc, c.line, c.text, err, srv.stderr.String())
 	case <-time.After(2 * time.Minute):
 		srv.cmd.Process.Kill()
-		t.Fatalf("README.md:%d: %s: not serving after 2 minutes:\n%s", c.line, c.text, srv.stderr.String())
+		t.Fatalf("%s:%d: %s: not serving after 2 minutes:\n%s", c.doc, c.line, c.text, srv.stderr.String())
 	}
 	b.servers[port] = srv
 	resp, err := http.Get("http://" + srv.addr + "/health")
 	if err != nil {
-		t.Fatalf("README.md:%d: %s: /health: %v", c.line, c.text, err)
+		t.Fatalf("%s:%d: %s: /health: %v", c.doc, c.line, c.text, err)
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("README.md:%d: %s: /health is %d: %s", c.line, c.text, resp.StatusCode, body)
+		t.Fatalf("%s:%d: %s: /health is %d: %s", c.doc, c.line, c.text, resp.StatusCode, body)
 	}
 	if expect != "" {
 		srv.mu.Lock()
 		out := srv.stdout.String()
 		srv.mu.Unlock()
 		if want := strings.ReplaceAll(expect, "localhost:"+port, srv.addr); !globMatch(want, out) {
-			t.Errorf("README.md:%d: %s\nprinted:\n%s\nthe README shows:\n%s", c.line, c.text, out, expect)
+			t.Errorf("%s:%d: %s\nprinted:\n%s\nthe README shows:\n%s", c.doc, c.line, c.text, out, expect)
 		}
 	}
 	if !background {
@@ -498,11 +522,11 @@ func (srv *readmeServer) stop(t *testing.T, c shCommand) {
 	select {
 	case err := <-srv.done:
 		if err != nil {
-			t.Errorf("README.md:%d: %s: after SIGTERM: %v\n%s", c.line, c.text, err, srv.stderr.String())
+			t.Errorf("%s:%d: %s: after SIGTERM: %v\n%s", c.doc, c.line, c.text, err, srv.stderr.String())
 		}
 	case <-time.After(30 * time.Second):
 		srv.cmd.Process.Kill()
-		t.Errorf("README.md:%d: %s: still running 30 s after SIGTERM", c.line, c.text)
+		t.Errorf("%s:%d: %s: still running 30 s after SIGTERM", c.doc, c.line, c.text)
 	}
 }
 
@@ -522,11 +546,11 @@ func checkNoAPIError(t *testing.T, c shCommand, out, expect string) {
 	var body map[string]any
 	if json.Unmarshal([]byte(out), &body) == nil {
 		if _, ok := body["error"]; ok {
-			t.Fatalf("README.md:%d: %s: answered with an error: %s", c.line, c.text, out)
+			t.Fatalf("%s:%d: %s: answered with an error: %s", c.doc, c.line, c.text, out)
 		}
 	}
 	if strings.Contains(out, "event: error") {
-		t.Fatalf("README.md:%d: %s: the stream ended with an error: %s", c.line, c.text, out)
+		t.Fatalf("%s:%d: %s: the stream ended with an error: %s", c.doc, c.line, c.text, out)
 	}
 }
 
@@ -682,8 +706,9 @@ var (
 )
 
 // checkConfigTable: every flag that has an environment variable is in the
-// table, with its variable and its default, and the table has no other.
-func (r *readmeRun) checkConfigTable(t *testing.T, readme string) {
+// table of docs/configuration.md, with its variable and its default, and
+// the table has no other.
+func (r *readmeRun) checkConfigTable(t *testing.T, page string) {
 	flags := map[string]flagHelp{}
 	for _, command := range []string{"ingest", "ask", "eval", "fit", "serve", "calibrate", "report"} {
 		cmd := exec.Command(filepath.Join(r.bin, "textbook-rag"), command, "-h")
@@ -714,12 +739,12 @@ func (r *readmeRun) checkConfigTable(t *testing.T, readme string) {
 			flags[m[1]] = flagHelp{env: e[1], def: def}
 		}
 	}
-	start := strings.Index(readme, configHead)
+	start := strings.Index(page, configHead)
 	if start < 0 {
-		t.Fatalf("README.md has no configuration table (%s)", configHead)
+		t.Fatalf("%s has no configuration table (%s)", configPath, configHead)
 	}
 	seen := map[string]bool{}
-	for _, l := range strings.Split(readme[start:], "\n")[2:] {
+	for _, l := range strings.Split(page[start:], "\n")[2:] {
 		if !strings.HasPrefix(l, "|") {
 			break
 		}
