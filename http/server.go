@@ -139,6 +139,10 @@ type Server struct {
 	Now func() time.Time
 	// NewID makes session, message and request ids.
 	NewID func() string
+	// Book names the course served: the question ids derived from
+	// clients' request ids are the book's own, so books sharing one
+	// store never derive the same one.
+	Book string
 
 	cfg     Config
 	once    sync.Once

@@ -95,6 +95,7 @@ func (m *Main) openService(ctx context.Context) error {
 	m.Server.Logger = m.Logger
 	m.Server.Metrics = m.Metrics
 	m.Server.Tutor = m.Tutor
+	m.Server.Book = bookKey(cfg, m.Index)
 	m.Server.Refusals = m.Refusals
 	m.Server.History = m.History
 	m.Server.Chunks = m.Index
