@@ -129,7 +129,10 @@ type Server struct {
 	Refusals RefusalLogger
 	// Report, when set, serves the course report at /admin/report.
 	Report *report.Source
-	Checks []Check
+	// SignOuts, when set, keeps the report's sign-outs beyond this
+	// process (see rag.SignOuts); otherwise they last until it exits.
+	SignOuts rag.SignOuts
+	Checks   []Check
 	// Web, when set, serves every request the API does not match (the
 	// reader's page, /widget.js).
 	Web     http.Handler

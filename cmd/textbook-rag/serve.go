@@ -101,6 +101,7 @@ func (m *Main) openService(ctx context.Context) error {
 	m.Server.Chunks = m.Index
 	m.Server.Search = m.Search()
 	m.Server.Web = page
+	m.Server.SignOuts, _ = m.History.(rag.SignOuts)
 	xr, _ := m.History.(rag.ExchangeReader)
 	m.Server.Report = reportSource(cfg, m.Index, xr)
 	// Kept with the index: a start with a current index does not repeat it.
