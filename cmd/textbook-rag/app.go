@@ -211,6 +211,20 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress ingestProg
 	if err != nil {
 		return ingested{}, fmt.Errorf("ingest: %w", err)
 	}
+	input, err := inputPrint(fsys)
+	if err != nil {
+		return ingested{}, fmt.Errorf("ingest: %w", err)
+	}
+	so := datadir.SaveOptions{Options: chunkOptions(), Source: bookSource(cfg), Course: courseTitle(cfg, fsys), Input: input}
+	dir := datadir.Locate(cfg.Data, so.Source)
+	// An index built by this program from these very files is what
+	// parsing them again would give: a start costs reading it.
+	if ix, err := datadir.Load(dir); err == nil && ix.Built(so) {
+		if afterBookRead != nil {
+			afterBookRead()
+		}
+		return ingested{Files: fsys, Index: ix, Dir: dir}, nil
+	}
 	book, chunks, err := markdown.Load(ctx, fsys, opts)
 	if err != nil {
 		return ingested{}, fmt.Errorf("ingest: %w", err)
@@ -221,11 +235,9 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress ingestProg
 	if err := ctx.Err(); err != nil {
 		return ingested{}, fmt.Errorf("ingest: %w", err)
 	}
-	so := datadir.SaveOptions{Options: chunkOptions(), Source: bookSource(cfg), Course: courseTitle(cfg, fsys)}
 	if !explicit {
 		so.Wait = writerWait
 	}
-	dir := datadir.Locate(cfg.Data, so.Source)
 	if progress != nil {
 		progress.Step("saving the index")
 	}
@@ -233,7 +245,7 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress ingestProg
 	if err != nil {
 		return ingested{}, err
 	}
-	ix := &datadir.Index{Book: book, Chunks: chunks, Options: so.Options, Source: so.Source, Course: so.Course}
+	ix := &datadir.Index{Book: book, Chunks: chunks, Options: so.Options, Source: so.Source, Course: so.Course, Input: so.Input}
 	return ingested{Files: fsys, Index: ix, Dir: dir, Wrote: wrote}, nil
 }
 
