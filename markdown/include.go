@@ -66,6 +66,43 @@ func includedFiles(file string, text []byte) []string {
 	return out
 }
 
+// Includes are expanded page by page, so a few small files that include
+// each other many times would multiply the book (11 files of 2 KB, each
+// including the next four times, ask for 4^10 copies). What includes add
+// to a whole book is bounded too: a book quotes its files a few times
+// over, not thousands, so the budget is baseIncludeBytes and twice the
+// book's own files. Each include costs its text and includeCost, so that
+// empty files cannot be included without end.
+const (
+	baseIncludeBytes = 1 << 20
+	includeCost      = 256
+)
+
+// includeBudget is what includes may still add to the book; it warns
+// once, when it runs out.
+type includeBudget struct {
+	total, left int64
+	warned      bool
+}
+
+// newIncludeBudget is the budget of the book in fsys.
+func newIncludeBudget(fsys fs.FS) *includeBudget {
+	var size int64
+	_ = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				size += fi.Size()
+			}
+		}
+		return nil
+	})
+	total := baseIncludeBytes + 2*size
+	return &includeBudget{total: total, left: total}
+}
+
+// errBudget is an include's error once the book's budget has run out.
+var errBudget = errors.New("the book's includes have run out of room")
+
 // expander replaces a page's include links with what they name.
 type expander struct {
 	fsys fs.FS
@@ -73,18 +110,20 @@ type expander struct {
 	opts Options
 	// room is how many more bytes includes may add: a page grows to at
 	// most the size limit of a file.
-	room int64
+	room   int64
+	budget *includeBudget
 }
 
 // expandIncludes replaces the mdBook links of a page with the text they
-// name, read from the book (never from outside it). A link that cannot
-// be resolved goes (its line, when it stands alone) with a warning; a
-// {{#title}} link goes; links of other preprocessors stay as they are.
-func expandIncludes(fsys fs.FS, page string, src []byte, opts Options) []byte {
+// name, read from the book (never from outside it), within the book's
+// budget. A link that cannot be resolved goes (its line, when it stands
+// alone) with a warning; a {{#title}} link goes; links of other
+// preprocessors stay as they are.
+func expandIncludes(fsys fs.FS, page string, src []byte, opts Options, budget *includeBudget) []byte {
 	if !mdBookLink.Match(src) {
 		return src
 	}
-	x := &expander{fsys: fsys, page: page, opts: opts, room: opts.MaxFileBytes}
+	x := &expander{fsys: fsys, page: page, opts: opts, room: opts.MaxFileBytes, budget: budget}
 	return []byte(x.expand(page, string(src), 0))
 }
 
@@ -118,6 +157,14 @@ func (x *expander) expand(file, s string, depth int) string {
 				out.WriteString(link)
 			default:
 				text, err := x.include(file, kind, args, depth)
+				if errors.Is(err, errBudget) {
+					if !x.budget.warned {
+						x.budget.warned = true
+						x.opts.warn(x.page, fmt.Errorf("%s and every later include of the book left out: includes may add %s to this book (1 MiB and twice its files), and it asks for more", link, byteSize(x.budget.total)))
+					}
+					dropped++
+					continue
+				}
 				if err != nil {
 					x.opts.warn(x.page, fmt.Errorf("%s left out: %w", link, err))
 					dropped++
@@ -137,6 +184,9 @@ func (x *expander) expand(file, s string, depth int) string {
 
 // include reads what one link names, its own links expanded.
 func (x *expander) include(from, kind, args string, depth int) (string, error) {
+	if x.budget.left < includeCost {
+		return "", errBudget
+	}
 	if depth >= maxIncludeDepth {
 		return "", fmt.Errorf("included files nest deeper than %d levels", maxIncludeDepth)
 	}
@@ -170,7 +220,13 @@ func (x *expander) include(from, kind, args string, depth int) (string, error) {
 	if int64(len(text)) > x.room {
 		return "", fmt.Errorf("the page would pass the limit of %s per file", byteSize(x.opts.MaxFileBytes))
 	}
+	cost := int64(len(text)) + includeCost
+	if cost > x.budget.left {
+		x.budget.left = 0
+		return "", errBudget
+	}
 	x.room -= int64(len(text))
+	x.budget.left -= cost
 	return x.expand(target, text, depth+1), nil
 }
 

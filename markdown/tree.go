@@ -106,6 +106,7 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 		return nil, ErrNoChapters
 	}
 	var chapters []*Chapter
+	budget := newIncludeBudget(fsys)
 	for _, p := range l.pages {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -124,7 +125,7 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 			continue
 		}
 		if lay.mdBook {
-			b = expandIncludes(fsys, p, b, opts)
+			b = expandIncludes(fsys, p, b, opts, budget)
 		}
 		if strings.HasSuffix(p, notebookExt) {
 			nb, err := notebookMarkdown(b)
