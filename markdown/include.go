@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -49,6 +50,33 @@ func includeTarget(from, args string) (string, error) {
 		return "", fmt.Errorf("%s leads out of the book", name)
 	}
 	return p, nil
+}
+
+// Quarto's {{< include file >}} and R Markdown's child chunks
+// (```{r, child="file.Rmd"}) name files the tutor does not read; one
+// that leads out of the book is named in a warning, as an mdBook include
+// is, rather than going without a word.
+var (
+	quartoInclude = regexp.MustCompile(`\{\{<\s*include\s+([^\s>]+)\s*>\}\}`)
+	childChunk    = regexp.MustCompile("(?m)^\\s*(?:`{3,}|~{3,})\\s*\\{[^}]*\\bchild\\s*=\\s*[\"']([^\"']+)[\"']")
+)
+
+// warnOutsideIncludes warns of the Quarto includes and child chunks of
+// page that lead out of the book.
+func warnOutsideIncludes(page string, src []byte, opts Options) {
+	if !bytes.Contains(src, []byte("include")) && !bytes.Contains(src, []byte("child")) {
+		return
+	}
+	for _, m := range quartoInclude.FindAllSubmatch(src, -1) {
+		if _, err := includeTarget(page, string(m[1])); err != nil {
+			opts.warn(page, fmt.Errorf("%s left out: %w", m[0], err))
+		}
+	}
+	for _, m := range childChunk.FindAllSubmatch(src, -1) {
+		if _, err := includeTarget(page, string(m[1])); err != nil {
+			opts.warn(page, fmt.Errorf("the child chunk of %s left out: %w", m[1], err))
+		}
+	}
 }
 
 // includedFiles lists the files a text's include links name, relative to

@@ -30,6 +30,10 @@ type layout struct {
 	// folderTitles name folders that have no index page to name them
 	// (a Jekyll collection).
 	folderTitles map[string]string
+	// page, when set, rewrites a page's source before it is read: the
+	// site's own markup that no dialect of a page shares (Jekyll's
+	// Liquid includes).
+	page func(src []byte) []byte
 }
 
 // bookLayout recognises one layout and reads its table of contents.

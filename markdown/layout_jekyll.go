@@ -1,10 +1,12 @@
 package markdown
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -105,7 +107,42 @@ func (jekyllLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 			":title", path.Base(rel), ":output_ext", "").Replace(pattern)
 		return jekyllClean(r)
 	}
-	return layout{name: "Jekyll", route: route, folderTitles: titles}, true, nil
+	return layout{name: "Jekyll", route: route, folderTitles: titles, page: dropLiquidIncludes}, true, nil
+}
+
+// liquidInclude is a Liquid {% include file.html %} tag (also
+// {%- include_relative … -%}): the site puts an HTML fragment there,
+// which the tutor does not read.
+var liquidInclude = regexp.MustCompile(`\{%-?\s*include(?:_relative)?\s[^%]*-?%\}`)
+
+// dropLiquidIncludes removes a Jekyll page's Liquid include tags outside
+// code blocks (a line that held only tags goes whole); in a code block
+// they are the text shown.
+func dropLiquidIncludes(src []byte) []byte {
+	if !bytes.Contains(src, []byte("include")) {
+		return src
+	}
+	lines := strings.SplitAfter(string(src), "\n")
+	var b strings.Builder
+	fence := ""
+	for _, line := range lines {
+		t := strings.TrimSpace(line)
+		switch {
+		case fence != "":
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+			fence = t[:3]
+		case liquidInclude.MatchString(line):
+			line = liquidInclude.ReplaceAllString(line, "")
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+		}
+		b.WriteString(line)
+	}
+	return []byte(b.String())
 }
 
 // jekyllClean is a permalink as a page path: no slashes at the ends and

@@ -126,6 +126,11 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 		}
 		if lay.mdBook {
 			b = expandIncludes(fsys, p, b, opts, budget)
+		} else {
+			warnOutsideIncludes(p, b, opts)
+		}
+		if lay.page != nil {
+			b = lay.page(b)
 		}
 		if strings.HasSuffix(p, notebookExt) {
 			nb, err := notebookMarkdown(b)
