@@ -143,7 +143,8 @@ func bookSource(cfg Config) string {
 }
 
 // courseTitle names the course after the book read into files: the title
-// of the Docusaurus config in the folder above the book's, else that of
+// of the Docusaurus config in the folder above the book's (unless the book
+// has a layout of its own), else that of
 // an mdBook's book.toml, else that of the layout's config (MkDocs
 // site_name, Quarto book.title, bookdown book_title, Jupyter Book or
 // Jekyll title), else the title of the book's root page, else the
@@ -153,7 +154,9 @@ func courseTitle(cfg Config, files fs.FS) string {
 	site := ""
 	if cfg.Docs == "" {
 		site = markdown.SiteTitle(sample.Site())
-	} else {
+	} else if !markdown.OwnsLayout(files) {
+		// A Jupyter Book or an mdBook beside a Docusaurus site is not
+		// that site's docs folder.
 		site = markdown.ReadSiteTitle(filepath.Dir(bookSource(cfg)))
 	}
 	if site != "" {
