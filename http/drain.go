@@ -40,7 +40,7 @@ const (
 	newConnWait = time.Second
 	drainPoll   = 5 * time.Millisecond
 	sweepWait   = time.Millisecond
-	idleQuiet   = 250 * time.Millisecond
+	idleQuiet   = 100 * time.Millisecond
 )
 
 // connStates follows the server's connections (http.Server.ConnState).
