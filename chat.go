@@ -31,9 +31,10 @@ type ChatRequest struct {
 	SelectedText string `json:"selected_text,omitempty"`
 	SessionID    string `json:"session_id,omitempty"`
 	// RequestID, chosen by the client once per question and sent again
-	// with each retry of it, makes the request idempotent: a retry of a
-	// question already stored gets the stored exchange back, and nothing
-	// is stored twice (see ExchangeIDs).
+	// with each retry of it, makes the request idempotent within its
+	// session: a retry of a question already stored there gets the stored
+	// exchange back, and nothing is stored twice (see QuestionID). A
+	// request that names no session opens a new one, retry or not.
 	RequestID string `json:"request_id,omitempty"`
 }
 

@@ -193,16 +193,13 @@ func DecodeSources(s string) ([]Source, error) {
 // requestNamespace names the ids derived from client request ids.
 var requestNamespace = uuid.MustParse("5f0c7a52-8c1e-4f7e-9a43-6d1b2f0e9c11")
 
-// ExchangeIDs derives, from a client's request id, the id of the question
-// it asks and, for a request that names no session, the session it opens:
-// a retry of the request gets the same ones, so the store's unique
-// message id stores its exchange once, and the stored exchange can be
-// found again. sessionID is the request's own session id ("" for none).
-func ExchangeIDs(sessionID, requestID string) (session, question string) {
-	session = sessionID
-	if session == "" {
-		session = uuid.NewSHA1(requestNamespace, []byte("session\x00"+requestID)).String()
-	}
-	question = uuid.NewSHA1(requestNamespace, []byte("question\x00"+session+"\x00"+requestID)).String()
-	return session, question
+// QuestionID derives, from a client's request id, the id of the question
+// it asks in a session: a retry of the request in the same session gets
+// the same id, so the store's unique message id stores its exchange once,
+// and the stored exchange can be found again. The key is the session and
+// the request id together, so knowing a request id alone reaches nothing:
+// only the session id, which the client keeps, reads a session. space
+// (the book) keeps apart the ids of books that share one store.
+func QuestionID(space, sessionID, requestID string) string {
+	return uuid.NewSHA1(requestNamespace, []byte("question\x00"+space+"\x00"+sessionID+"\x00"+requestID)).String()
 }

@@ -37,6 +37,8 @@ type Index struct {
 	Source string `json:"source,omitempty"`
 	// Course is the course's name as the book gives it (SaveOptions.Course).
 	Course string `json:"course,omitempty"`
+	// Input fingerprints what the index was built from (SaveOptions.Input).
+	Input string `json:"input,omitempty"`
 }
 
 var _ rag.ChunkLister = (*Index)(nil)
@@ -71,7 +73,15 @@ func Current(dir string, book rag.Book, o SaveOptions) bool {
 }
 
 func (ix *Index) current(book rag.Book, o SaveOptions) bool {
-	return ix.Book.Hash == book.Hash && ix.Options == o.Options && ix.Course == o.Course
+	return ix.Book.Hash == book.Hash && ix.Options == o.Options && ix.Course == o.Course && ix.Input == o.Input
+}
+
+// Built reports whether the index was built by the same program from the
+// same read of the book as o describes (same Input, Options, Source and
+// Course): then it is what parsing that read again would give, and a
+// command can serve it as it is.
+func (ix *Index) Built(o SaveOptions) bool {
+	return o.Input != "" && ix.Input == o.Input && ix.Options == o.Options && ix.Source == o.Source && ix.Course == o.Course
 }
 
 // SampleSource is the Source of the book built into the binary.
@@ -86,6 +96,10 @@ type SaveOptions struct {
 	// Course is the course's name as the book gives it; a change of it
 	// rewrites the index, as a change of the book does.
 	Course string
+	// Input fingerprints the files the index is built from and the
+	// program that built it (see Index.Built); a change of it rewrites the
+	// index.
+	Input string
 	// Wait is how long Save waits for another writer's lock before it
 	// fails with *BusyError: replicas of one book starting together each
 	// wait for the first, then find its index current.
@@ -145,7 +159,7 @@ func Save(ctx context.Context, dir string, book rag.Book, chunks []rag.Chunk, o 
 			return false, &OtherBookError{Dir: dir, Have: old.Source, Want: o.Source}
 		}
 	}
-	b, err := json.Marshal(Index{Version: formatVersion, Book: book, Chunks: chunks, Options: o.Options, Source: o.Source, Course: o.Course})
+	b, err := json.Marshal(Index{Version: formatVersion, Book: book, Chunks: chunks, Options: o.Options, Source: o.Source, Course: o.Course, Input: o.Input})
 	if err != nil {
 		return false, fmt.Errorf("save index: %w", err)
 	}

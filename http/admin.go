@@ -33,7 +33,7 @@ func (s *Server) isAdmin(r *http.Request) bool {
 	if err != nil {
 		return false
 	}
-	_, _, ok := s.adminSession(c.Value)
+	_, _, ok := s.adminSession(r.Context(), c.Value)
 	return ok
 }
 

@@ -1,15 +1,19 @@
 package http
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/textbook-rag/rag"
 )
 
 // AdminSessionTTL is how long a sign-in to the course report lasts: a
@@ -39,8 +43,9 @@ func (s *Server) adminMAC(exp, nonce string) string {
 }
 
 // adminSession checks a cookie's value: its nonce and expiry when it is a
-// live session of this token that has not signed out.
-func (s *Server) adminSession(v string) (nonce string, exp time.Time, ok bool) {
+// live session of this token that has not signed out. A store that cannot
+// say whether it signed out fails the check: signing in again is cheap.
+func (s *Server) adminSession(ctx context.Context, v string) (nonce string, exp time.Time, ok bool) {
 	parts := strings.Split(v, ".")
 	if len(parts) != 3 {
 		return "", exp, false
@@ -55,6 +60,15 @@ func (s *Server) adminSession(v string) (nonce string, exp time.Time, ok bool) {
 	exp = time.Unix(sec, 0)
 	if !s.Now().Before(exp) || s.signedOut.has(parts[1], s.Now()) {
 		return "", exp, false
+	}
+	if s.SignOuts != nil {
+		out, err := s.SignOuts.SignedOut(ctx, parts[1])
+		if err != nil {
+			s.Logger.Warn("admin session: the sign-outs could not be read", slog.String("error", err.Error()))
+		}
+		if out || err != nil {
+			return "", exp, false
+		}
 	}
 	return parts[1], exp, true
 }
@@ -103,14 +117,24 @@ func (s *Server) overTLS(r *http.Request) bool {
 }
 
 // handleLogout answers POST /admin/logout: the session ends, here and for
-// any copy of its cookie, and the browser forgets it.
+// any copy of its cookie, and the browser forgets it. With SignOuts the
+// end is stored, so it outlasts a restart; when it cannot be stored the
+// reader is told to try again.
 func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) {
-	if c, err := r.Cookie(adminCookie); err == nil {
-		if nonce, exp, ok := s.adminSession(c.Value); ok {
-			s.signedOut.add(nonce, exp, s.Now())
-		}
-	}
 	http.SetCookie(w, &http.Cookie{Name: adminCookie, Value: "", Path: "/admin", MaxAge: -1,
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.overTLS(r)})
+	if c, err := r.Cookie(adminCookie); err == nil {
+		if nonce, exp, ok := s.adminSession(r.Context(), c.Value); ok {
+			s.signedOut.add(nonce, exp, s.Now())
+			if s.SignOuts != nil {
+				ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HistoryTimeout)
+				defer cancel()
+				if err := s.SignOuts.SignOut(ctx, nonce, exp); err != nil {
+					s.writeError(w, r, rag.WrapError(rag.EUNAVAILABLE, "The sign-out could not be recorded; please sign out again.", err))
+					return
+				}
+			}
+		}
+	}
 	http.Redirect(w, r, "/admin/report", http.StatusSeeOther)
 }

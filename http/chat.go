@@ -55,11 +55,9 @@ func (s *Server) decodeChat(w http.ResponseWriter, r *http.Request) (req rag.Cha
 	if err := req.Normalize(); err != nil {
 		return req, false, err
 	}
-	switch {
-	case req.RequestID != "":
-		// A retry that names no session lands in the first try's.
-		req.SessionID, _ = rag.ExchangeIDs(req.SessionID, req.RequestID)
-	case req.SessionID == "":
+	// A request id never leads to a session: one that names none opens a
+	// new one, so a replayed request id finds nothing (see rag.QuestionID).
+	if req.SessionID == "" {
 		req.SessionID = s.NewID()
 		fresh = true
 	}
@@ -219,7 +217,7 @@ func (s *Server) record(r *http.Request, req rag.ChatRequest, resp rag.ChatRespo
 		a.CreatedAt = q.CreatedAt.Add(time.Microsecond)
 	}
 	if req.RequestID != "" {
-		_, q.ID = rag.ExchangeIDs(req.SessionID, req.RequestID)
+		q.ID = rag.QuestionID(s.Book, req.SessionID, req.RequestID)
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HistoryTimeout)
 	defer cancel()

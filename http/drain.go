@@ -26,12 +26,21 @@ import (
 // connection is still to be answered (one that has sent nothing is
 // waited for newConnWait) does net/http's Shutdown begin. All of it
 // within the grace.
+//
+// net/http's Shutdown closes every idle keep-alive connection at once. A
+// connection that went idle a moment ago (a stream that just ended, a
+// response just read) is the one its client is about to send on: closed
+// under that request, it is reset. So the shutdown also waits until no
+// connection has gone idle within idleQuiet; a request sent meanwhile on
+// one is answered 503 with "Connection: close", and the connection ends
+// cleanly.
 const (
 	drainQuiet  = 20 * time.Millisecond
 	drainMax    = 500 * time.Millisecond
 	newConnWait = time.Second
 	drainPoll   = 5 * time.Millisecond
 	sweepWait   = time.Millisecond
+	idleQuiet   = 100 * time.Millisecond
 )
 
 // connStates follows the server's connections (http.Server.ConnState).
@@ -54,7 +63,7 @@ func (cs *connStates) track(c net.Conn, st http.ConnState) {
 	switch st {
 	case http.StateClosed, http.StateHijacked:
 		delete(cs.m, c)
-	case http.StateNew:
+	case http.StateNew, http.StateIdle:
 		cs.m[c] = connState{st, time.Now()}
 	default:
 		cs.m[c] = connState{st, cs.m[c].since}
@@ -62,13 +71,17 @@ func (cs *connStates) track(c net.Conn, st http.ConnState) {
 }
 
 // answered reports whether every connection has had its answer: none is
-// reading or answering a request, and none accepted within newConnWait
-// is still to send one.
+// reading or answering a request, none accepted within newConnWait is
+// still to send one, and none went idle within idleQuiet, when its client
+// may be sending the next.
 func (cs *connStates) answered(now time.Time) bool {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	for _, st := range cs.m {
-		if st.state == http.StateActive || st.state == http.StateNew && now.Sub(st.since) < newConnWait {
+		switch {
+		case st.state == http.StateActive,
+			st.state == http.StateNew && now.Sub(st.since) < newConnWait,
+			st.state == http.StateIdle && now.Sub(st.since) < idleQuiet:
 			return false
 		}
 	}

@@ -132,7 +132,10 @@ type Server struct {
 	Refusals RefusalLogger
 	// Report, when set, serves the course report at /admin/report.
 	Report *report.Source
-	Checks []Check
+	// SignOuts, when set, keeps the report's sign-outs beyond this
+	// process (see rag.SignOuts); otherwise they last until it exits.
+	SignOuts rag.SignOuts
+	Checks   []Check
 	// Web, when set, serves every request the API does not match (the
 	// reader's page, /widget.js).
 	Web     http.Handler
@@ -142,6 +145,10 @@ type Server struct {
 	Now func() time.Time
 	// NewID makes session, message and request ids.
 	NewID func() string
+	// Book names the course served: the question ids derived from
+	// clients' request ids are the book's own, so books sharing one
+	// store never derive the same one.
+	Book string
 
 	cfg     Config
 	once    sync.Once

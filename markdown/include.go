@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -53,6 +54,33 @@ func includeTarget(from, args string) (string, error) {
 	return p, nil
 }
 
+// Quarto's {{< include file >}} and R Markdown's child chunks
+// (```{r, child="file.Rmd"}) name files the tutor does not read; one
+// that leads out of the book is named in a warning, as an mdBook include
+// is, rather than going without a word.
+var (
+	quartoInclude = regexp.MustCompile(`\{\{<\s*include\s+([^\s>]+)\s*>\}\}`)
+	childChunk    = regexp.MustCompile("(?m)^\\s*(?:`{3,}|~{3,})\\s*\\{[^}]*\\bchild\\s*=\\s*[\"']([^\"']+)[\"']")
+)
+
+// warnOutsideIncludes warns of the Quarto includes and child chunks of
+// page that lead out of the book.
+func warnOutsideIncludes(page string, src []byte, opts Options) {
+	if !bytes.Contains(src, []byte("include")) && !bytes.Contains(src, []byte("child")) {
+		return
+	}
+	for _, m := range quartoInclude.FindAllSubmatch(src, -1) {
+		if _, err := includeTarget(page, string(m[1])); err != nil {
+			opts.warn(page, fmt.Errorf("%s left out: %w", m[0], err))
+		}
+	}
+	for _, m := range childChunk.FindAllSubmatch(src, -1) {
+		if _, err := includeTarget(page, string(m[1])); err != nil {
+			opts.warn(page, fmt.Errorf("the child chunk of %s left out: %w", m[1], err))
+		}
+	}
+}
+
 // includedFiles lists the files a text's include links name, relative to
 // file (links that lead out of the book are left out).
 func includedFiles(file string, text []byte) []string {
@@ -68,6 +96,43 @@ func includedFiles(file string, text []byte) []string {
 	return out
 }
 
+// Includes are expanded page by page, so a few small files that include
+// each other many times would multiply the book (11 files of 2 KB, each
+// including the next four times, ask for 4^10 copies). What includes add
+// to a whole book is bounded too: a book quotes its files a few times
+// over, not thousands, so the budget is baseIncludeBytes and twice the
+// book's own files. Each include costs its text and includeCost, so that
+// empty files cannot be included without end.
+const (
+	baseIncludeBytes = 1 << 20
+	includeCost      = 256
+)
+
+// includeBudget is what includes may still add to the book; it warns
+// once, when it runs out.
+type includeBudget struct {
+	total, left int64
+	warned      bool
+}
+
+// newIncludeBudget is the budget of the book in fsys.
+func newIncludeBudget(fsys fs.FS) *includeBudget {
+	var size int64
+	_ = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				size += fi.Size()
+			}
+		}
+		return nil
+	})
+	total := baseIncludeBytes + 2*size
+	return &includeBudget{total: total, left: total}
+}
+
+// errBudget is an include's error once the book's budget has run out.
+var errBudget = errors.New("the book's includes have run out of room")
+
 // expander replaces a page's include links with what they name.
 type expander struct {
 	fsys fs.FS
@@ -75,18 +140,20 @@ type expander struct {
 	opts Options
 	// room is how many more bytes includes may add: a page grows to at
 	// most the size limit of a file.
-	room int64
+	room   int64
+	budget *includeBudget
 }
 
 // expandIncludes replaces the mdBook links of a page with the text they
-// name, read from the book (never from outside it). A link that cannot
-// be resolved goes (its line, when it stands alone) with a warning; a
-// {{#title}} link goes; links of other preprocessors stay as they are.
-func expandIncludes(fsys fs.FS, page string, src []byte, opts Options) []byte {
+// name, read from the book (never from outside it), within the book's
+// budget. A link that cannot be resolved goes (its line, when it stands
+// alone) with a warning; a {{#title}} link goes; links of other
+// preprocessors stay as they are.
+func expandIncludes(fsys fs.FS, page string, src []byte, opts Options, budget *includeBudget) []byte {
 	if !mdBookLink.Match(src) {
 		return src
 	}
-	x := &expander{fsys: fsys, page: page, opts: opts, room: opts.MaxFileBytes}
+	x := &expander{fsys: fsys, page: page, opts: opts, room: opts.MaxFileBytes, budget: budget}
 	return []byte(x.expand(page, string(src), 0))
 }
 
@@ -120,6 +187,14 @@ func (x *expander) expand(file, s string, depth int) string {
 				out.WriteString(link)
 			default:
 				text, err := x.include(file, kind, args, depth)
+				if errors.Is(err, errBudget) {
+					if !x.budget.warned {
+						x.budget.warned = true
+						x.opts.warn(x.page, fmt.Errorf("%s and every later include of the book left out: includes may add %s to this book (1 MiB and twice its files), and it asks for more", link, byteSize(x.budget.total)))
+					}
+					dropped++
+					continue
+				}
 				if err != nil {
 					x.opts.warn(x.page, fmt.Errorf("%s left out: %w", link, err))
 					dropped++
@@ -139,6 +214,9 @@ func (x *expander) expand(file, s string, depth int) string {
 
 // include reads what one link names, its own links expanded.
 func (x *expander) include(from, kind, args string, depth int) (string, error) {
+	if x.budget.left < includeCost {
+		return "", errBudget
+	}
 	if depth >= maxIncludeDepth {
 		return "", fmt.Errorf("included files nest deeper than %d levels", maxIncludeDepth)
 	}
@@ -172,7 +250,13 @@ func (x *expander) include(from, kind, args string, depth int) (string, error) {
 	if int64(len(text)) > x.room {
 		return "", fmt.Errorf("the page would pass the limit of %s per file", byteSize(x.opts.MaxFileBytes))
 	}
+	cost := int64(len(text)) + includeCost
+	if cost > x.budget.left {
+		x.budget.left = 0
+		return "", errBudget
+	}
 	x.room -= int64(len(text))
+	x.budget.left -= cost
 	return x.expand(target, text, depth+1), nil
 }
 

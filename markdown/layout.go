@@ -74,6 +74,24 @@ var configFiles = func() map[string]bool {
 	return files
 }()
 
+// OwnsLayout reports whether the book declares a layout of its own at its
+// root (an mdBook's book.toml, a doc-builder _toctree.yml, mkdocs.yml,
+// _toc.yml, _config.yml, _quarto.yml, _bookdown.yml): then a Docusaurus
+// site config in the folder above is not its site's, and does not name
+// it.
+func OwnsLayout(book fs.FS) bool {
+	for name := range configFiles {
+		if name == "sidebars.js" || name == "sidebars.ts" {
+			continue // brought beside a Docusaurus docs folder
+		}
+		if _, err := fs.Stat(book, name); err == nil {
+			return true
+		}
+	}
+	_, err := fs.Stat(book, "book.toml")
+	return err == nil
+}
+
 // readLayout finds the book's layout. Notebooks and pages in "_" folders
 // that the layout does not take are left out with a warning each folder.
 func readLayout(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, error) {

@@ -57,7 +57,12 @@ func (jekyllLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 		}
 		dir := strings.Trim(conf.CollectionsDir, "/")
 		add := func(name, permalink string) {
-			permalinks[path.Join(dir, "_"+name)] = permalink
+			folder := path.Join(dir, "_"+name)
+			if !fs.ValidPath(folder) {
+				opts.warn(configYMLFile, fmt.Errorf("collection %q is in %s, which leads out of the book: left out", name, folder))
+				return
+			}
+			permalinks[folder] = permalink
 		}
 		switch c := conf.Collections; c.Kind {
 		case yaml.MappingNode:

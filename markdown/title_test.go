@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/textbook-rag/rag/markdown/page"
 )
 
 func TestReadLayoutTitle(t *testing.T) {
@@ -53,5 +55,30 @@ func TestRootPageTitleOfBookdown(t *testing.T) {
 	}
 	if got := RootPageTitle(os.DirFS(dir)); got != "Plant Physiology" {
 		t.Errorf("RootPageTitle = %q, want the index.Rmd title", got)
+	}
+}
+
+// A front-matter value that is a YAML alias stands for the anchored value
+// it names, never for its own spelling; an anchor's name is no part of
+// its value.
+func TestFrontMatterAliases(t *testing.T) {
+	tests := []struct {
+		name, src, key, want string
+	}{
+		{"alias of an anchored title", "---\nsidebar_label: &b9 Gear Trains\ntitle: *b9\n---\n# Body\n", "title", "Gear Trains"},
+		{"anchored title", "---\ntitle: &t \"Gear Trains\"\n---\n", "title", "Gear Trains"},
+		{"alias of nothing", "---\ntitle: *b9\n---\n# Gears\n", "title", ""},
+		{"a star inside a title", "---\ntitle: Gears *and* wheels\n---\n", "title", "Gears *and* wheels"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fm, _ := page.SplitFrontMatter([]byte(tt.src))
+			if got := fm[tt.key]; got != tt.want {
+				t.Errorf("%s = %q, want %q", tt.key, got, tt.want)
+			}
+		})
+	}
+	if c := newChapter("a.md", []byte("---\ntitle: *b9\n---\n# Gears\n\nText.\n"), ""); c.Title != "Gears" {
+		t.Errorf("a page titled by an alias of nothing: title %q, want its heading", c.Title)
 	}
 }

@@ -209,6 +209,24 @@ func tocPath(dir, ref string) string {
 	return pagePath(p)
 }
 
+// leavesBook reports whether a table of contents' reference that names
+// no page of the book (tocPath is "") names a file outside it, rather
+// than a web address or an anchor of the page.
+func leavesBook(ref string) bool {
+	ref = strings.TrimSpace(ref)
+	if u, err := url.PathUnescape(ref); err == nil {
+		ref = u
+	}
+	ref, _, _ = strings.Cut(ref, "#")
+	if ref == "" || strings.Contains(ref, "://") {
+		return false
+	}
+	if scheme, _, ok := strings.Cut(ref, ":"); ok && !strings.ContainsAny(scheme, "/.") {
+		return false // mailto:, tel:
+	}
+	return true
+}
+
 // parseToctree reads a doc-builder _toctree.yml: a list of sections, each
 // with a title, a local page (its path without extension) and nested
 // sections. Other keys (isExpanded, new, …) are left alone. A mistake is
@@ -309,6 +327,10 @@ func applyToc(t *Tree, chapters []*Chapter, folders map[string]*folder, tc toc, 
 	listed := map[*Chapter]bool{}
 	pos := 0.0
 	take := func(e tocEntry) *Chapter {
+		if e.Ref != "" && e.Path == "" && leavesBook(e.Ref) {
+			opts.warn(tc.file, fmt.Errorf("lists %q, which leads out of the book: left out", e.Ref))
+			return nil
+		}
 		if e.Ref == "" || e.Path == "" {
 			return nil // no page, or a web address
 		}

@@ -117,6 +117,7 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 		opts.warn(l.rst[0], fmt.Errorf("%w: %d pages in reStructuredText (.rst) are not read: %s", errSkipped, len(l.rst), someOf(l.rst, 3)))
 	}
 	var chapters []*Chapter
+	budget := newIncludeBudget(fsys)
 	for _, p := range l.pages {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -135,7 +136,9 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 			continue
 		}
 		if lay.mdBook {
-			b = expandIncludes(fsys, p, b, opts)
+			b = expandIncludes(fsys, p, b, opts, budget)
+		} else {
+			warnOutsideIncludes(p, b, opts)
 		}
 		if strings.HasSuffix(p, notebookExt) {
 			nb, err := page.Notebook(b)

@@ -43,7 +43,7 @@ func (h *History) SetFeedback(ctx context.Context, sessionID, messageID string, 
 				owner, role string
 				refusal     bool
 			)
-			err := tx.QueryRow(ctx, `SELECT m.session_id::text, m.role, m.was_refusal
+			err := tx.QueryRow(ctx, `SELECT s.client_id::text, m.role, m.was_refusal
 FROM chat_messages AS m JOIN chat_sessions AS s ON s.id = m.session_id AND s.book = $2
 WHERE m.id = $1`, mid, h.Book).Scan(&owner, &role, &refusal)
 			if errors.Is(err, pgx.ErrNoRows) || err == nil && owner != sid {
@@ -85,7 +85,7 @@ func (h *History) ExchangePage(ctx context.Context, from, to time.Time, after ra
 	}
 	out := make([]rag.Exchange, 0, limit)
 	err := h.pool.with(ctx, func(c *pgx.Conn) error {
-		rows, err := c.Query(ctx, `SELECT a.seq, a.session_id::text, q.content, q.created_at, a.id::text, a.content, a.created_at,
+		rows, err := c.Query(ctx, `SELECT a.seq, s.client_id::text, q.content, q.created_at, a.id::text, a.content, a.created_at,
 	a.sources::text, a.was_refusal, a.refusal_reason, f.rating, f.comment, f.updated_at
 FROM chat_messages AS a
 JOIN chat_sessions AS s ON s.id = a.session_id AND s.book = $6

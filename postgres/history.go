@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/textbook-rag/rag"
@@ -200,15 +200,38 @@ func (h *History) now() time.Time {
 	return time.Now().UTC()
 }
 
-type execer interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+// lockSession makes sure book has the session its readers call sid,
+// locks its row to the transaction's end and returns the row's id: sid
+// itself, unless another book's session held that id when this one
+// began, then a random one. A session id is thus a key within its book
+// only: no book's readers learn which ids another book uses.
+func lockSession(ctx context.Context, tx pgx.Tx, sid, book string, started, created time.Time) (string, error) {
+	for _, id := range []string{sid, uuid.NewString()} {
+		if _, err := tx.Exec(ctx, `INSERT INTO chat_sessions (id, client_id, book, started_at, created_at) VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT DO NOTHING`, id, sid, book, started, created); err != nil {
+			return "", fmt.Errorf("ensure session: %w", err)
+		}
+		var row string
+		err := tx.QueryRow(ctx, "SELECT id::text FROM chat_sessions WHERE book = $1 AND client_id = $2 FOR UPDATE", book, sid).Scan(&row)
+		if err == nil {
+			return row, nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return "", fmt.Errorf("lock session: %w", err)
+		}
+	}
+	return "", fmt.Errorf("lock session: no row for %s", sid)
 }
 
-// ensureSession inserts the session, of book, unless it exists.
-func ensureSession(ctx context.Context, db execer, id, book string, started, created time.Time) error {
-	_, err := db.Exec(ctx, `INSERT INTO chat_sessions (id, book, started_at, created_at) VALUES ($1, $2, $3, $4)
-ON CONFLICT (id) DO NOTHING`, id, book, started, created)
-	return err
+// rowID returns the row id of the book's session sid; an ENOTFOUND
+// *rag.Error when the book has none.
+func (h *History) rowID(ctx context.Context, c *pgx.Conn, sid string) (string, error) {
+	var row string
+	err := c.QueryRow(ctx, "SELECT id::text FROM chat_sessions WHERE book = $1 AND client_id = $2", h.Book, sid).Scan(&row)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", notFound(sid)
+	}
+	return row, err
 }
 
 // UseBook makes the history book's (see Book) and gives book the
@@ -220,7 +243,8 @@ func (h *History) UseBook(ctx context.Context, book string) error {
 		return nil
 	}
 	err := h.pool.with(ctx, func(c *pgx.Conn) error {
-		_, err := c.Exec(ctx, "UPDATE chat_sessions SET book = $1 WHERE book = ''", book)
+		_, err := c.Exec(ctx, `UPDATE chat_sessions AS s SET book = $1 WHERE book = ''
+	AND NOT EXISTS (SELECT 1 FROM chat_sessions AS o WHERE o.book = $1 AND o.client_id = s.client_id)`, book)
 		return err
 	})
 	if err != nil {
@@ -245,25 +269,19 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 	max := h.MaxSessionMessages
 	err = h.pool.with(ctx, func(c *pgx.Conn) error {
 		return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
-			// A session first seen here started when its first question was asked.
-			if err := ensureSession(ctx, tx, sid, h.Book, rows[0].CreatedAt, h.now().Truncate(time.Microsecond)); err != nil {
-				return fmt.Errorf("ensure session: %w", err)
-			}
-			// Exchanges of one session are written one at a time, under
-			// the session's row lock, held to the commit: the places
-			// (pos) they take follow the commits, and a reader paging
-			// forward never finds a message committed behind its cursor.
-			// A session of another book is not found here.
-			var book string
-			if err := tx.QueryRow(ctx, "SELECT book FROM chat_sessions WHERE id = $1 FOR UPDATE", sid).Scan(&book); err != nil {
-				return fmt.Errorf("lock session: %w", err)
-			}
-			if book != h.Book {
-				return notFound(sid)
+			// A session first seen here started when its first question
+			// was asked. Exchanges of one session are written one at a
+			// time, under the session's row lock, held to the commit: the
+			// places (pos) they take follow the commits, and a reader
+			// paging forward never finds a message committed behind its
+			// cursor.
+			row, err := lockSession(ctx, tx, sid, h.Book, rows[0].CreatedAt, h.now().Truncate(time.Microsecond))
+			if err != nil {
+				return err
 			}
 			if max > 0 {
 				var n int
-				if err := tx.QueryRow(ctx, countSessionSQL, sid).Scan(&n); err != nil {
+				if err := tx.QueryRow(ctx, countSessionSQL, row).Scan(&n); err != nil {
 					return fmt.Errorf("count session: %w", err)
 				}
 				if n+2 > max {
@@ -271,14 +289,14 @@ func (h *History) AppendExchange(ctx context.Context, sessionID string, question
 				}
 			}
 			var pos int64
-			if err := tx.QueryRow(ctx, `SELECT coalesce(max(pos), 0) FROM chat_messages WHERE session_id = $1`, sid).Scan(&pos); err != nil {
+			if err := tx.QueryRow(ctx, `SELECT coalesce(max(pos), 0) FROM chat_messages WHERE session_id = $1`, row).Scan(&pos); err != nil {
 				return fmt.Errorf("place in session: %w", err)
 			}
 			for i, r := range rows {
 				if _, err := tx.Exec(ctx, `INSERT INTO chat_messages
 	(id, session_id, role, content, sources, was_refusal, refusal_reason, question_id, created_at, pos)
 VALUES ($1, $2, $3, $4, $5::text::jsonb, $6, $7, $8, $9, $10)`,
-					r.ID, sid, r.Role, r.Content, r.Sources, r.WasRefusal, r.RefusalReason, r.QuestionID, r.CreatedAt, pos+1+int64(i)); err != nil {
+					r.ID, row, r.Role, r.Content, r.Sources, r.WasRefusal, r.RefusalReason, r.QuestionID, r.CreatedAt, pos+1+int64(i)); err != nil {
 					return fmt.Errorf("insert %s message %s: %w", r.Role, r.ID, err)
 				}
 			}
@@ -299,31 +317,26 @@ func (h *History) Messages(ctx context.Context, sessionID string) ([]rag.Message
 		return nil, err
 	}
 	var msgs []rag.Message
-	exists := true
 	err = h.pool.with(ctx, func(c *pgx.Conn) error {
-		if err := c.QueryRow(ctx, sessionExistsSQL, sid, h.Book).Scan(&exists); err != nil || !exists {
+		row, err := h.rowID(ctx, c, sid)
+		if err != nil {
 			return err
 		}
-		var err error
-		msgs, err = messages(ctx, c, sid)
+		rows, err := c.Query(ctx, `SELECT `+messageColumns+`
+FROM chat_messages WHERE session_id = $1 ORDER BY pos`, row)
+		if err != nil {
+			return err
+		}
+		msgs, err = scanMessages(rows, sid, 0)
 		return err
 	})
 	if err != nil {
+		if rag.ErrorCode(err) == rag.ENOTFOUND {
+			return nil, err
+		}
 		return nil, fmt.Errorf("messages of session %s: %w", sid, err)
 	}
-	if !exists {
-		return nil, notFound(sid)
-	}
 	return msgs, nil
-}
-
-func messages(ctx context.Context, c *pgx.Conn, sid string) ([]rag.Message, error) {
-	rows, err := c.Query(ctx, `SELECT `+messageColumns+`
-FROM chat_messages WHERE session_id = $1 ORDER BY pos`, sid)
-	if err != nil {
-		return nil, err
-	}
-	return scanMessages(rows, sid, 0)
 }
 
 // messageColumns are the columns scanMessages reads, in its order.
@@ -376,11 +389,11 @@ func (h *History) MessagesPage(ctx context.Context, sessionID string, q rag.Page
 	}
 	var page rag.MessagePage
 	err = h.pool.with(ctx, func(c *pgx.Conn) error {
-		if err := h.sessionExists(ctx, c, sid); err != nil {
+		row, err := h.rowID(ctx, c, sid)
+		if err != nil {
 			return err
 		}
-		var err error
-		page, err = messagesPage(ctx, c, sid, q)
+		page, err = messagesPage(ctx, c, row, sid, q)
 		return err
 	})
 	if err != nil {
@@ -392,7 +405,9 @@ func (h *History) MessagesPage(ctx context.Context, sessionID string, q rag.Page
 	return page, nil
 }
 
-func messagesPage(ctx context.Context, c *pgx.Conn, sid string, q rag.PageQuery) (rag.MessagePage, error) {
+// messagesPage reads a page of the session whose row id is row and which
+// its readers call sid.
+func messagesPage(ctx context.Context, c *pgx.Conn, row, sid string, q rag.PageQuery) (rag.MessagePage, error) {
 	field, cursor := q.Cursor()
 	var (
 		rows pgx.Rows
@@ -400,11 +415,11 @@ func messagesPage(ctx context.Context, c *pgx.Conn, sid string, q rag.PageQuery)
 	)
 	if cursor == "" {
 		rows, err = c.Query(ctx, `SELECT `+messageColumns+`
-FROM chat_messages WHERE session_id = $1 ORDER BY pos DESC LIMIT $2`, sid, q.Limit+1)
+FROM chat_messages WHERE session_id = $1 ORDER BY pos DESC LIMIT $2`, row, q.Limit+1)
 	} else {
 		id, _ := rag.ParseUUID(cursor)
 		var pos int64
-		err := c.QueryRow(ctx, "SELECT pos FROM chat_messages WHERE id = $1 AND session_id = $2", id, sid).Scan(&pos)
+		err := c.QueryRow(ctx, "SELECT pos FROM chat_messages WHERE id = $1 AND session_id = $2", id, row).Scan(&pos)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return rag.MessagePage{}, rag.CursorNotInSession(field, sid)
 		}
@@ -414,11 +429,11 @@ FROM chat_messages WHERE session_id = $1 ORDER BY pos DESC LIMIT $2`, sid, q.Lim
 		if q.Before != "" {
 			rows, err = c.Query(ctx, `SELECT `+messageColumns+`
 FROM chat_messages WHERE session_id = $1 AND pos < $2
-ORDER BY pos DESC LIMIT $3`, sid, pos, q.Limit+1)
+ORDER BY pos DESC LIMIT $3`, row, pos, q.Limit+1)
 		} else {
 			rows, err = c.Query(ctx, `SELECT `+messageColumns+`
 FROM chat_messages WHERE session_id = $1 AND pos > $2
-ORDER BY pos LIMIT $3`, sid, pos, q.Limit+1)
+ORDER BY pos LIMIT $3`, row, pos, q.Limit+1)
 		}
 	}
 	if err != nil {
@@ -446,28 +461,14 @@ func (h *History) CheckSessionRoom(ctx context.Context, sessionID string) error 
 	}
 	var n int
 	err = h.pool.with(ctx, func(c *pgx.Conn) error {
-		return c.QueryRow(ctx, countSessionSQL, sid).Scan(&n)
+		return c.QueryRow(ctx, `SELECT count(*) FROM chat_messages AS m
+JOIN chat_sessions AS s ON s.id = m.session_id WHERE s.book = $1 AND s.client_id = $2`, h.Book, sid).Scan(&n)
 	})
 	if err != nil {
 		return fmt.Errorf("count session %s: %w", sid, err)
 	}
 	if n+2 > max {
 		return rag.SessionFull(max)
-	}
-	return nil
-}
-
-const sessionExistsSQL = "SELECT EXISTS (SELECT 1 FROM chat_sessions WHERE id = $1 AND book = $2)"
-
-// sessionExists returns an ENOTFOUND *rag.Error when the session does not
-// exist in the book.
-func (h *History) sessionExists(ctx context.Context, c *pgx.Conn, sid string) error {
-	var exists bool
-	if err := c.QueryRow(ctx, sessionExistsSQL, sid, h.Book).Scan(&exists); err != nil {
-		return err
-	}
-	if !exists {
-		return notFound(sid)
 	}
 	return nil
 }

@@ -353,12 +353,18 @@ func TestBrowserErrors(t *testing.T) {
 	b.WaitFor("the error of the second try", fmt.Sprintf(`R.querySelectorAll(".note.error").length > %d`, errors))
 	api.mu.Lock()
 	ids := map[string][]string{}
+	sessions := map[string][]string{}
 	for _, r := range api.requests {
 		ids[r.Question] = append(ids[r.Question], r.RequestID)
+		sessions[r.Question] = append(sessions[r.Question], r.SessionID)
 	}
 	api.mu.Unlock()
 	if tries := ids["cause a server error"]; len(tries) != 2 || tries[0] == "" || tries[0] != tries[1] {
 		t.Errorf("request ids of the two tries of one question: %q, want one id twice", tries)
+	}
+	// The server keys a retry by session and request id: both tries name one.
+	if tries := sessions["cause a server error"]; len(tries) != 2 || tries[0] == "" || tries[0] != tries[1] {
+		t.Errorf("session ids of the two tries of one question: %q, want one id twice", tries)
 	}
 	if other := ids["please rate limit me"]; len(other) != 1 || other[0] == "" || other[0] == ids["cause a server error"][0] {
 		t.Errorf("request id of another question: %q", other)

@@ -145,7 +145,8 @@ func bookSource(cfg Config) string {
 }
 
 // courseTitle names the course after the book read into files: the title
-// of the Docusaurus config in the folder above the book's, else that of
+// of the Docusaurus config in the folder above the book's (unless the book
+// has a layout of its own), else that of
 // an mdBook's book.toml, else that of the layout's config (MkDocs
 // site_name, Quarto book.title, bookdown book_title, Jupyter Book or
 // Jekyll title), else the title of the book's root page, else the
@@ -155,7 +156,9 @@ func courseTitle(cfg Config, files fs.FS) string {
 	site := ""
 	if cfg.Docs == "" {
 		site = markdown.SiteTitle(sample.Site())
-	} else {
+	} else if !markdown.OwnsLayout(files) {
+		// A Jupyter Book or an mdBook beside a Docusaurus site is not
+		// that site's docs folder.
 		site = markdown.ReadSiteTitle(filepath.Dir(bookSource(cfg)))
 	}
 	if site != "" {
@@ -213,6 +216,20 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress ingestProg
 	if err != nil {
 		return ingested{}, fmt.Errorf("ingest: %w", err)
 	}
+	input, err := inputPrint(fsys)
+	if err != nil {
+		return ingested{}, fmt.Errorf("ingest: %w", err)
+	}
+	so := datadir.SaveOptions{Options: chunkOptions(), Source: bookSource(cfg), Course: courseTitle(cfg, fsys), Input: input}
+	dir := datadir.Locate(cfg.Data, so.Source)
+	// An index built by this program from these very files is what
+	// parsing them again would give: a start costs reading it.
+	if ix, err := datadir.Load(dir); err == nil && ix.Built(so) {
+		if afterBookRead != nil {
+			afterBookRead()
+		}
+		return ingested{Files: fsys, Index: ix, Dir: dir}, nil
+	}
 	book, chunks, err := markdown.Load(ctx, fsys, opts)
 	if errors.Is(err, markdown.ErrNoChapters) || errors.Is(err, markdown.ErrRestructuredText) {
 		// Say which folder: --docs may name the wrong one.
@@ -227,11 +244,9 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress ingestProg
 	if err := ctx.Err(); err != nil {
 		return ingested{}, fmt.Errorf("ingest: %w", err)
 	}
-	so := datadir.SaveOptions{Options: chunkOptions(), Source: bookSource(cfg), Course: courseTitle(cfg, fsys)}
 	if !explicit {
 		so.Wait = writerWait
 	}
-	dir := datadir.Locate(cfg.Data, so.Source)
 	if progress != nil {
 		progress.Step("saving the index")
 	}
@@ -239,7 +254,7 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress ingestProg
 	if err != nil {
 		return ingested{}, err
 	}
-	ix := &datadir.Index{Book: book, Chunks: chunks, Options: so.Options, Source: so.Source, Course: so.Course}
+	ix := &datadir.Index{Book: book, Chunks: chunks, Options: so.Options, Source: so.Source, Course: so.Course, Input: so.Input}
 	return ingested{Files: fsys, Index: ix, Dir: dir, Wrote: wrote}, nil
 }
 

@@ -67,6 +67,19 @@ Backlash is the small gap between the meshing teeth of two gears. When the motor
 	return filepath.Join(site, "docs")
 }
 
+// jupyterBookBeside is a Jupyter Book titled "Soil Moisture Sensing" in
+// the folder of the Docusaurus site whose docs folder is docs: the site's
+// config is not the book's.
+func jupyterBookBeside(t *testing.T, docs string) string {
+	jb := filepath.Join(filepath.Dir(docs), "jb")
+	writeBook(t, jb, map[string]string{
+		"_config.yml": "title: Soil Moisture Sensing\n",
+		"_toc.yml":    "format: jb-book\nroot: intro\n",
+		"intro.md":    "# Soil moisture\n\nA capacitive probe reads how much water the soil holds from the charge it stores.\n",
+	})
+	return jb
+}
+
 // fieldBook is a folder without a site config: its intro page names the
 // course "Field Sensing".
 func fieldBook(t *testing.T) string {
@@ -300,6 +313,7 @@ func TestCourseName(t *testing.T) {
 		want string
 	}{
 		{"site config above the docs", gearsBook(t), "", "", "Gears and Drives"},
+		{"a Jupyter Book beside a Docusaurus site", jupyterBookBeside(t, gearsBook(t)), "", "", "Soil Moisture Sensing"},
 		{"root page title", fieldBook(t), "", "", "Field Sensing"},
 		{"folder name", plain, "", "", "Signal processing notes"},
 		{"the sample's own site config", "", "", "", "Physical AI & Humanoid Robotics"},

@@ -163,3 +163,46 @@ func (c cancelOnLastPage) Pages(done, total int, _ string) {
 }
 func (cancelOnLastPage) Chunks(int)  {}
 func (cancelOnLastPage) Step(string) {}
+
+// A start with a current index reads the index and does not parse the
+// book again (R4-selfcheck-bound): what it serves is the stored index,
+// as a mark written into the file shows; a change of a page parses again.
+func TestCurrentIndexIsReadNotRebuilt(t *testing.T) {
+	docs := t.TempDir()
+	page := filepath.Join(docs, "a.md")
+	if err := os.WriteFile(page, []byte("# A\n\nGears turn wheels. A gear has teeth.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Docs, cfg.Data = docs, filepath.Join(t.TempDir(), "data")
+	in, err := ingest(t.Context(), cfg, io.Discard, nil, true)
+	if err != nil || !in.Wrote {
+		t.Fatalf("first ingest: wrote %v, %v", in.Wrote, err)
+	}
+	file := filepath.Join(in.Dir, datadir.FileName)
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked := bytes.Replace(raw, []byte("Gears turn wheels."), []byte("Marked in the index."), 1)
+	if bytes.Equal(marked, raw) {
+		t.Fatal("the index does not hold the page's text")
+	}
+	if err := os.WriteFile(file, marked, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in, err = ingest(t.Context(), cfg, io.Discard, nil, false)
+	if err != nil || in.Wrote {
+		t.Fatalf("second ingest: wrote %v, %v", in.Wrote, err)
+	}
+	if !strings.Contains(in.Index.Chunks[0].Text, "Marked in the index.") {
+		t.Errorf("a start with a current index parsed the book again: %q", in.Index.Chunks[0].Text)
+	}
+	if err := os.WriteFile(page, []byte("# A\n\nGears turn wheels. A gear has many teeth.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err = ingest(t.Context(), cfg, io.Discard, nil, false)
+	if err != nil || !in.Wrote || !strings.Contains(in.Index.Chunks[0].Text, "many teeth") {
+		t.Errorf("after a change of the page: wrote %v, %v, text %q", in.Wrote, err, in.Index.Chunks[0].Text)
+	}
+}

@@ -42,13 +42,18 @@ func servePprof(ctx context.Context, addr string, log *slog.Logger) (net.Addr, e
 	if err != nil {
 		return nil, fmt.Errorf("listen for --pprof %s: %w", addr, err)
 	}
+	// No /debug/pprof/cmdline: the command line holds the admin token
+	// and the database password (pprof.Index answers it 404).
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	var h http.Handler = mux
+	if ln.Addr().(*net.TCPAddr).IP.IsLoopback() {
+		h = loopbackHostOnly(mux)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("pprof server", slog.Any("error", err))
@@ -63,4 +68,22 @@ func servePprof(ctx context.Context, addr string, log *slog.Logger) (net.Addr, e
 	}
 	log.Info("pprof", slog.String("addr", ln.Addr().String()))
 	return ln.Addr(), nil
+}
+
+// loopbackHostOnly answers 403 to a request whose Host is not a loopback
+// name: a web page the profiler's user visits cannot reach a listener on
+// the loopback interface through a name it rebinds to 127.0.0.1.
+func loopbackHostOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		ip := net.ParseIP(strings.Trim(host, "[]"))
+		if !strings.EqualFold(host, "localhost") && (ip == nil || !ip.IsLoopback()) {
+			http.Error(w, "pprof answers only requests to a loopback host (127.0.0.1, [::1], localhost)", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

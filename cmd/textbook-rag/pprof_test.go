@@ -59,6 +59,26 @@ func TestPprofOwnListener(t *testing.T) {
 	if err != nil || code != http.StatusOK {
 		t.Fatalf("heap profile: %d %v", code, err)
 	}
+	// The command line (admin token, database password) is not served.
+	if code, body, err := get("http://" + addr.String() + "/debug/pprof/cmdline"); err != nil || code != http.StatusNotFound || strings.Contains(body, "textbook-rag") || strings.Contains(body, ".test") {
+		t.Errorf("cmdline: %d %v %.200q, want 404 without the command line", code, err, body)
+	}
+	// A name that resolves to the loopback (DNS rebinding) is refused.
+	req, _ := http.NewRequest("GET", "http://"+addr.String()+"/debug/pprof/", nil)
+	req.Host = "attacker.example:6060"
+	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusForbidden {
+		t.Errorf("a foreign Host: %v %v, want 403", res, err)
+	} else {
+		res.Body.Close()
+	}
+	for _, host := range []string{"localhost", "[::1]:6060", "127.0.0.1"} {
+		req.Host = host
+		if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusOK {
+			t.Errorf("Host %s: %v %v, want 200", host, res, err)
+		} else {
+			res.Body.Close()
+		}
+	}
 	if code, _, err := get(base + "/debug/pprof/"); err != nil || code != http.StatusNotFound {
 		t.Errorf("the API's address serves /debug/pprof/: %d %v", code, err)
 	}

@@ -10,11 +10,12 @@ import (
 	"github.com/textbook-rag/rag/postgres/pgtest"
 )
 
-// A question sent again with its request id, after its answer was lost
-// (or a 503 came back though the write went through), gets the stored
-// exchange back and is stored once, on SQLite and on Postgres, even when
-// the tries arrive together; a request id reused for another question is
-// refused.
+// A question sent again in its session with its request id, after its
+// answer was lost (or a 503 came back though the write went through),
+// gets the stored exchange back and is stored once, on SQLite and on
+// Postgres, even when the tries arrive together; a request id reused for
+// another question in the session is refused. Without a session a request
+// id leads nowhere.
 func TestRequestIDStoresOnce(t *testing.T) {
 	for _, store := range []string{"sqlite", "postgres"} {
 		t.Run(store, func(t *testing.T) {
@@ -35,16 +36,25 @@ func TestRequestIDStoresOnce(t *testing.T) {
 				r := decodeChat(t, data)
 				return 200, r.SessionID, r.MessageID
 			}
-			// No session named: the retry finds the first try's.
-			code, sid, mid := ask("How do nodes talk?", "q-1", "")
+			// A request id names no session: the same id sent again without
+			// a session, by this client or anyone who guessed it, opens a
+			// new session and learns nothing of the first (R5-request-id).
+			code, sid, mid := ask("How do nodes talk?", "42", "")
 			if code != 200 {
 				t.Fatalf("first try: %d", code)
 			}
+			if c, s2, m2 := ask("How do nodes talk?", "42", ""); c != 200 || s2 == sid || m2 == mid {
+				t.Errorf("replayed request id: %d session %s answer %s, want 200 and a session of its own, not %s", c, s2, m2, sid)
+			}
+			if c, s2, _ := ask("Another question?", "42", ""); c != 200 || s2 == sid {
+				t.Errorf("request id replayed with another question: %d session %s, want 200 in a new session", c, s2)
+			}
+			// Retried in its own session, the question finds the first try's.
 			var wg sync.WaitGroup
 			for range 5 {
 				wg.Go(func() {
-					if c, s2, m2 := ask("How do nodes talk?", "q-1", ""); c != 200 || s2 != sid || m2 != mid {
-						t.Errorf("retry: %d session %s answer %s, want 200 %s %s", c, s2, m2, sid, mid)
+					if c, s2, m2 := ask("How do nodes talk?", "q-1", sid); c != 200 || s2 != sid {
+						t.Errorf("retry: %d session %s answer %s, want 200 %s", c, s2, m2, sid)
 					}
 				})
 			}
@@ -70,7 +80,7 @@ func TestRequestIDStoresOnce(t *testing.T) {
 					t.Errorf("concurrent tries answered %s and %s", first, m)
 				}
 			}
-			if c, _, _ := ask("Something else entirely?", "q-1", sid); c != 400 {
+			if c, _, _ := ask("Something else entirely?", "q-2", sid); c != 400 {
 				t.Errorf("a request id reused for another question: %d, want 400", c)
 			}
 			res, err := http.Get(base + "/api/chat/sessions/" + sid + "/messages")
@@ -81,8 +91,8 @@ func TestRequestIDStoresOnce(t *testing.T) {
 				Messages []struct{ ID string } `json:"messages"`
 			}
 			decodeJSONBody(t, res, &page)
-			if len(page.Messages) != 4 {
-				t.Errorf("the session holds %d messages, want 4 (two questions, each stored once)", len(page.Messages))
+			if len(page.Messages) != 6 {
+				t.Errorf("the session holds %d messages, want 6 (three questions, each stored once)", len(page.Messages))
 			}
 		})
 	}

@@ -95,12 +95,14 @@ func (m *Main) openService(ctx context.Context) error {
 	m.Server.Logger = m.Logger
 	m.Server.Metrics = m.Metrics
 	m.Server.Tutor = m.Tutor
+	m.Server.Book = bookKey(cfg, m.Index)
 	m.Server.Refusals = m.Refusals
 	m.Server.History = m.History
 	m.Server.Chunks = m.Index
 	m.Server.Search = m.Search()
 	m.Server.ConfidentScore = m.Config.Tutor.ConfidentThreshold
 	m.Server.Web = page
+	m.Server.SignOuts, _ = m.History.(rag.SignOuts)
 	xr, _ := m.History.(rag.ExchangeReader)
 	m.Server.Report = reportSource(cfg, m.Index, xr)
 	// Kept with the index: a start with a current index does not repeat it.

@@ -42,14 +42,27 @@ func SplitFrontMatter(src []byte) (FrontMatter, []byte) {
 	if end < 0 {
 		return fm, []byte(s)
 	}
+	anchors := map[string]string{}
 	for _, line := range strings.Split(rest[:end], "\n") {
 		k, v, ok := strings.Cut(line, ":")
 		if !ok || strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t") {
 			continue
 		}
 		v = strings.TrimSpace(v)
+		// A YAML anchor (&name value) names the value; an alias (*name)
+		// stands for the value named, and for nothing when that is not a
+		// plain value of the front matter's top level.
+		anchor := ""
+		if m := yamlAnchor.FindStringSubmatch(v); m != nil {
+			anchor, v = m[1], m[2]
+		} else if m := yamlAlias.FindStringSubmatch(v); m != nil {
+			v = anchors[m[1]]
+		}
 		if len(v) >= 2 && (v[0] == '"' && v[len(v)-1] == '"' || v[0] == '\'' && v[len(v)-1] == '\'') {
 			v = v[1 : len(v)-1]
+		}
+		if anchor != "" {
+			anchors[anchor] = v
 		}
 		fm[strings.TrimSpace(k)] = v
 	}
@@ -63,6 +76,8 @@ func SplitFrontMatter(src []byte) (FrontMatter, []byte) {
 }
 
 var (
+	yamlAnchor = regexp.MustCompile(`^&([^\s\[\]{},]+)(?:\s+(.*))?$`)
+	yamlAlias  = regexp.MustCompile(`^\*([^\s\[\]{},]+)$`)
 	// jsxTag matches an HTML or JSX tag; only the tags are removed, the
 	// text they wrap stays.
 	jsxTag      = regexp.MustCompile(`</?[A-Za-z][\w.:-]*(\s+[^<>]*?)?/?>`)

@@ -2,6 +2,7 @@ package page
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/textbook-rag/rag"
 )
@@ -9,7 +10,9 @@ import (
 // splitSection cuts a section too big for one chunk: at its `###`
 // sub-sections first, then at block boundaries. Pieces aim at the target
 // size and stay within budget; a single block over budget (a long code
-// block) becomes a piece of its own, since code is never split.
+// block, a long list) becomes a piece of its own, since code is never
+// split, but a text block over wholeTextBlocks budgets is cut first (see
+// cutText).
 func splitSection(sec *section, budget, target int) []piece {
 	soft := target * 4 / 3
 	var groups [][]item
@@ -56,7 +59,7 @@ func splitBlocks(sec *section, items []item, budget, soft int) []piece {
 	}
 	var out []piece
 	cur := piece{sec: sec}
-	for _, it := range items {
+	for _, it := range cutText(items, wholeTextBlocks*budget, soft) {
 		t := itemTokens(it)
 		if cur.tokens > 0 && (cur.tokens+t > soft || cur.tokens+t > budget) {
 			out = append(out, cur)
@@ -204,3 +207,96 @@ func sentences(s string) []string {
 	}
 	return out
 }
+
+// wholeTextBlocks is how many chunk budgets a text block may hold and
+// still be one chunk: a long list or table of a real book (up to 3,200
+// tokens in the shared books) stays whole, as it always has, and only a
+// paragraph beyond any book's is cut.
+const wholeTextBlocks = 4
+
+// cutText replaces each text block over limit tokens by its parts of at
+// most soft tokens (see splitText): a paragraph, however long, ends in
+// chunks of a bounded size.
+func cutText(items []item, limit, soft int) []item {
+	var out []item
+	for _, it := range items {
+		if it.heading != nil || it.kind != kindText || itemTokens(it) <= limit {
+			out = append(out, it)
+			continue
+		}
+		for _, part := range splitText(it.text, soft) {
+			out = append(out, item{block: block{kind: kindText, text: part, tokens: CountTokens(part)}})
+		}
+	}
+	return out
+}
+
+// textCuts are the ways splitText cuts text, coarsest first, each with
+// the separator its parts are joined with again.
+var textCuts = []struct {
+	cut func(string) []string
+	sep string
+}{
+	{func(s string) []string { return strings.Split(s, "\n") }, "\n"}, // a list keeps whole items
+	{sentences, " "},
+	{strings.Fields, " "},
+	{byteRuns, ""},
+}
+
+// splitText cuts text into parts of at most limit tokens: at line breaks,
+// then after sentences, then between words, and a word longer than limit
+// at character boundaries. Units are packed in order, as many to a part
+// as fit.
+func splitText(s string, limit int) []string {
+	return packUnits(s, limit, 0)
+}
+
+func packUnits(s string, limit, level int) []string {
+	c := textCuts[level]
+	var out []string
+	var cur []string
+	n := 0
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.Join(cur, c.sep))
+		}
+		cur, n = nil, 0
+	}
+	for _, u := range c.cut(s) {
+		if strings.TrimSpace(u) == "" && c.sep != "" {
+			continue
+		}
+		t := CountTokens(u)
+		if t > limit && level+1 < len(textCuts) {
+			flush()
+			out = append(out, packUnits(u, limit, level+1)...)
+			continue
+		}
+		if n > 0 && n+t+1 > limit {
+			flush()
+		}
+		cur = append(cur, u)
+		n += t + 1
+	}
+	flush()
+	return out
+}
+
+// byteRuns cuts a run without spaces into pieces of maxRunBytes at most,
+// at character boundaries: a token is at least a byte, so each is within
+// any limit of maxRunBytes tokens or more.
+func byteRuns(s string) []string {
+	var out []string
+	for len(s) > maxRunBytes {
+		i := maxRunBytes
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		out = append(out, s[:i])
+		s = s[i:]
+	}
+	return append(out, s)
+}
+
+// maxRunBytes is the size of the pieces of a run without spaces.
+const maxRunBytes = 256

@@ -372,7 +372,7 @@
     // failed is the question whose asking failed, with its request id: the
     // same question asked again reuses the id, so the server stores it once
     // even if the failed try reached the history.
-    failed: null // {key, id}
+    failed: null // {key, id, session}
   };
 
   // requestID is a fresh id for one question (its tries share it).
@@ -381,6 +381,19 @@
     var s = "";
     for (var i = 0; i < 4; i++) s += Math.floor(Math.random() * 0x100000000).toString(16);
     return "r-" + s + "-" + Date.now().toString(16);
+  }
+
+  // newSessionID is a random UUID (version 4) for a session the widget
+  // opens; it is the session's only key, so it comes from crypto.
+  function newSessionID() {
+    if (window.crypto && typeof window.crypto.randomUUID === "function") return window.crypto.randomUUID();
+    var b = new Uint8Array(16);
+    window.crypto.getRandomValues(b);
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    var h = "";
+    for (var i = 0; i < 16; i++) h += (b[i] + 0x100).toString(16).slice(1);
+    return h.slice(0, 8) + "-" + h.slice(8, 12) + "-" + h.slice(12, 16) + "-" + h.slice(16, 20) + "-" + h.slice(20);
   }
 
   function showEmpty() {
@@ -888,9 +901,13 @@
   function ask(question, attached, typed) {
     var req = { question: question };
     if (attached) req.selected_text = attached.text;
-    if (state.session) req.session_id = state.session;
     var key = JSON.stringify([question, attached ? attached.text : "", state.session || ""]);
-    req.request_id = state.failed && state.failed.key === key ? state.failed.id : requestID();
+    var retry = state.failed && state.failed.key === key;
+    req.request_id = retry ? state.failed.id : requestID();
+    // The first question names its session too: asked again after a
+    // failure, it lands in the same one (the server keys a retry by session
+    // and request id; a request id alone leads nowhere).
+    req.session_id = state.session || (retry ? state.failed.session : newSessionID());
     state.failed = null;
 
     var userMsg = addUser(question, attached);
@@ -968,7 +985,7 @@
         return;
       }
       // Asked again, the question keeps its request id.
-      state.failed = { key: key, id: req.request_id };
+      state.failed = { key: key, id: req.request_id, session: req.session_id };
       return explainFailure(err).then(function (msg) {
         if (got.text) {
           showAnswer(a, got.text, got.sources);
