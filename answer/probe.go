@@ -174,7 +174,7 @@ func markedDefinedTerm(u *unit) string {
 		term := ""
 		for _, g := range m[1:] {
 			if g != "" {
-				term = strings.TrimSpace(strings.Trim(g, " :"))
+				term = strings.TrimSpace(strings.Trim(g, " :.,;"))
 			}
 		}
 		if term == "" || len(term) > 60 || labelWords[strings.ToLower(term)] {
