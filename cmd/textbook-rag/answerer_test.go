@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/eval"
 	"github.com/textbook-rag/rag/internal/sharedtest"
 )
@@ -31,14 +30,7 @@ func TestREADMEExamplesAnswered(t *testing.T) {
 		{"What is a ROS 2 topic?", "Topics", "named channel"},
 	}
 	for _, tt := range tests {
-		req := rag.ChatRequest{Question: tt.q, SessionID: "8b3f8a32-7a36-4c8e-9a52-0d3f6a0d2f11"}
-		if err := req.Normalize(); err != nil {
-			t.Fatal(err)
-		}
-		resp, err := app.Tutor.Ask(t.Context(), req, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := ask(t, app, tt.q)
 		if resp.WasRefusal {
 			t.Errorf("%q refused: %s", tt.q, *resp.RefusalReason)
 			continue
