@@ -329,7 +329,7 @@ func docusaurusScenario(t *testing.T, site, way string, v browsertest.Viewport) 
 
 	// A refusal for want of context, and where the book discusses it.
 	b.OpenPanel()
-	b.Ask("How much does a Velodyne LiDAR cost?")
+	b.Ask("How many topics can one ROS 2 node publish?")
 	b.WaitFor("where the book discusses it", `(() => { const m = Array.from(R.querySelectorAll(".msg.assistant")).pop(); return m.matches(".refusal") && m.querySelectorAll(".where a").length > 0; })()`)
 	r := last(".where a")
 	b.Exec(`Array.from(R.querySelectorAll(".msg.assistant")).pop().scrollIntoView({block: "end"})`)

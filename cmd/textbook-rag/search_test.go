@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,9 +47,9 @@ func TestSearchAfterRefusal(t *testing.T) {
 		Title, Chapter, Path, Anchor, Link string
 		Score                              float64
 	}
-	search := func(q string) []result {
+	search := func(q string, confident ...bool) []result {
 		t.Helper()
-		r, err := http.Get(base + "/api/search?limit=3&q=" + url.QueryEscape(q))
+		r, err := http.Get(base + "/api/search?limit=3&confident=" + strconv.FormatBool(len(confident) > 0) + "&q=" + url.QueryEscape(q))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,5 +83,22 @@ func TestSearchAfterRefusal(t *testing.T) {
 	}
 	if got := search("How do I bake banana bread?"); len(got) != 0 {
 		t.Errorf("an off-domain search found %+v", got)
+	}
+	// The widget asks for the confident sections only: the price of a
+	// LiDAR is near the LiDAR section, not in it, and gets none; a
+	// question the book's ROS 2 chapter discusses without answering gets
+	// its sections.
+	if got := search(question, true); len(got) != 0 {
+		t.Errorf("the confident search for %q found %+v, want none", question, got)
+	}
+	const discussed = "How many topics can one ROS 2 node publish?"
+	if cr := decodeChat(t, func() []byte {
+		_, b := postJSON(t, base+"/api/chat", map[string]string{"question": discussed})
+		return b
+	}()); !cr.WasRefusal {
+		t.Fatalf("%q answered: %s", discussed, cr.Answer)
+	}
+	if got := search(discussed, true); len(got) == 0 || got[0].Score < 0.7 {
+		t.Errorf("the confident search for %q found %+v, want its sections at 0.7 or more", discussed, got)
 	}
 }
