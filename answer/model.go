@@ -36,8 +36,9 @@ type Model struct {
 	// answer is less sure than the model alone would say.
 	Members []Member `json:"members,omitempty"`
 	// Threshold is the probability the best passage must reach to be
-	// quoted: chosen in leave-one-field-out cross-validation so that wrong
-	// answers stay within the fit's budget.
+	// quoted: chosen in leave-one-field-out cross-validation where the
+	// held-out picks score best with a wrong answer costing Fit.WrongCost
+	// right ones.
 	Threshold float64 `json:"threshold"`
 	// SelectedThreshold is the score (Answerer.SelectionScore) a reader's
 	// selection must reach to answer a question from it: chosen by the
