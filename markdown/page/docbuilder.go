@@ -81,7 +81,7 @@ func selectFramework(lines []string) []string {
 			if shown() {
 				out = append(out, line)
 			}
-			if t := strings.TrimSpace(line); strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
+			if closesFence(line, fence) {
 				fence = ""
 			}
 			continue

@@ -51,7 +51,7 @@ func StripMDX(body []byte) []byte {
 			if !dropFence {
 				out = append(out, line)
 			}
-			if t := strings.TrimSpace(line); strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
+			if closesFence(line, fence) {
 				fence = ""
 			}
 			continue
@@ -204,4 +204,12 @@ func stripComponents(line string) string {
 		parts[i] = componentTag.ReplaceAllString(parts[i], "")
 	}
 	return strings.Join(parts, "`")
+}
+
+// closesFence reports a line that closes a code fence opened by fence
+// (``` or ~~~, three or more): the same characters, at least as many, and
+// nothing else.
+func closesFence(line, fence string) bool {
+	t := strings.TrimSpace(line)
+	return strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == ""
 }

@@ -178,7 +178,7 @@ func cleanProse(raw string) string {
 	for _, line := range lines {
 		if fence != "" {
 			out = append(out, line)
-			if t := strings.TrimSpace(line); strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
+			if closesFence(line, fence) {
 				fence = ""
 			}
 			continue
