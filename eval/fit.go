@@ -413,7 +413,11 @@ func (f *fitter) model(l2 float64, out []string, members bool) (*answer.Model, e
 	if !ok {
 		return nil, fmt.Errorf("fit: no book left without %v", out)
 	}
-	m := &answer.Model{Features: answer.FeatureNames(), Mean: w.Mean, Scale: w.Scale, Weights: w.Weights, None: w.None}
+	names := answer.FeatureNames()
+	if len(w.Weights) > len(names) {
+		names = answer.MeaningFeatureNames()
+	}
+	m := &answer.Model{Features: names, Mean: w.Mean, Scale: w.Scale, Weights: w.Weights, None: w.None}
 	if !members || len(f.groups)-len(out) < 2 {
 		return m, nil
 	}

@@ -353,6 +353,9 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 	book := analysis.NewBook(ix.Chunks)
 	m.Lexical = lexical.New(book)
 	m.Answerer = answer.New(book)
+	if err := m.openMeaning(ctx); err != nil {
+		return err
+	}
 
 	scope := tutor.DefaultScope()
 	if cfg.ScopePatterns != "" {

@@ -61,6 +61,9 @@ func openBook(ctx context.Context, cfg Config, b eval.Book, stderr io.Writer) (*
 		return nil, err
 	}
 	cfg.Docs, cfg.Data, cfg.RefusalLog = b.Docs, dir, os.DevNull
+	if cfg.Vectors == "" {
+		cfg.Vectors = userVectors()
+	}
 	app := NewMain(cfg, io.Discard)
 	if err := app.Open(ctx, true); err != nil {
 		os.RemoveAll(dir)
