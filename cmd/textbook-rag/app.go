@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/textbook-rag/rag/vectors"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -40,6 +41,9 @@ type Main struct {
 	Metrics *rhttp.Metrics
 
 	Index *datadir.Index
+	// Meaning holds the sentence model's vectors of the book when one is
+	// set (Config.SentenceModel).
+	Meaning *vectors.Cache
 	// Dir is the book's folder in the data directory: its index, chat
 	// history and embeddings.
 	Dir string

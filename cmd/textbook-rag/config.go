@@ -53,19 +53,19 @@ type Config struct {
 	ReportQuestions bool
 
 	// Production backends (see README "Production backends").
-	Embedder         string // "" (built-in lexical) or "openai"
-	Generator        string // "extractive" or "openai"
-	OpenAIBaseURL    string
-	OpenAIAPIKey     string
-	EmbeddingModel   string
-	EmbeddingDim     int
+	Embedder       string // "" (built-in lexical) or "openai"
+	Generator      string // "extractive" or "openai"
+	OpenAIBaseURL  string
+	OpenAIAPIKey   string
+	EmbeddingModel string
+	EmbeddingDim   int
 	// SentenceModel is a sentence model's folder (Hugging Face layout,
 	// see package bert): its vectors give the answerer the meaning
 	// features; "" weighs words alone.
 	SentenceModel string
 	// Vectors is where the sentence model's vectors of the book are kept;
 	// "" = the book's folder of the data directory.
-	Vectors string
+	Vectors          string
 	LLMModel         string
 	LLMTimeout       time.Duration
 	LLMMaxTokens     int // max_tokens: bounds an answer; one it cuts falls back

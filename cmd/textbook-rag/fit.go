@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"text/tabwriter"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -65,9 +66,13 @@ func openBook(ctx context.Context, cfg Config, b eval.Book, stderr io.Writer) (*
 		cfg.Vectors = userVectors()
 	}
 	app := NewMain(cfg, io.Discard)
+	start := time.Now()
 	if err := app.Open(ctx, true); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
+	}
+	if app.Meaning != nil && app.Meaning.Embedded() > 0 {
+		fmt.Fprintf(stderr, "%s: the sentence model embedded %d texts in %s\n", b.Name, app.Meaning.Embedded(), time.Since(start).Round(time.Second))
 	}
 	return &openedBook{Book: b, app: app, qs: qs, dir: dir}, nil
 }

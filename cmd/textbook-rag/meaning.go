@@ -51,8 +51,9 @@ func (m *Main) openMeaning(ctx context.Context) error {
 			return fmt.Errorf("embed the book with %s: %w", model.Name(), err)
 		}
 	}
+	m.Meaning = cache
 	if n := cache.Embedded(); n > 0 {
-		fmt.Fprintf(m.stderr, "sentence model %s: embedded %d texts of the book in %s (kept in %s)\n", model.Name(), n, time.Since(start).Round(time.Millisecond), cache.Path())
+		fmt.Fprintf(m.stderr, "sentence model %s: embedded %d of the book's %d texts in %s (kept in %s)\n", model.Name(), n, len(texts), time.Since(start).Round(time.Millisecond), cache.Path())
 	}
 	if err := m.Answerer.SetMeaning(cache); err != nil {
 		fmt.Fprintf(m.stderr, "warning: %v; the answerer weighs words alone\n", err)
