@@ -162,9 +162,19 @@ func fileDigest(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// ID names the model's weights (their SHA-256): vectors cached under it
-// are this model's.
+// ID names the model's weights (their SHA-256) and, when Capped, the
+// cap: vectors cached under it are this model's.
 func (m *Model) ID() string { return m.id }
+
+// Capped returns the model cutting texts at n tokens: an embedding costs
+// in proportion to its tokens (and attention to their square), and the
+// start of a passage carries most of what it is about.
+func (m *Model) Capped(n int) *Model {
+	c := *m
+	c.maxLen = max(3, min(n, m.maxLen))
+	c.id = fmt.Sprintf("cap%d-%s", c.maxLen, m.id)
+	return &c
+}
 
 // Name is the model folder's name, for messages.
 func (m *Model) Name() string { return m.name }

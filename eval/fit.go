@@ -237,6 +237,8 @@ func labelSelection(ctx context.Context, ans *answer.Answerer, q Question) (Sele
 
 // FitOptions are the fit's settings; DefaultFitOptions has their values.
 type FitOptions struct {
+	// Without names features to leave out (see WithoutFeatures).
+	Without []string
 	// L2 is the regularisation of the logistic regression, on
 	// standardised features; 0 chooses it from L2Grid in
 	// cross-validation.
@@ -590,4 +592,31 @@ func threshold(picks []pick, cost float64) (t, score float64) {
 		return sorted[last].p / 2, score
 	}
 	return (sorted[last].p + sorted[last+1].p) / 2, score
+}
+
+// WithoutFeatures zeroes the named features of every labelled candidate,
+// for measuring what they add: a feature that is 0 everywhere is
+// standardised to 0 and fitted no weight, as if the answerer lacked it.
+func WithoutFeatures(books []*Labelled, names []string) error {
+	all := answer.MeaningFeatureNames()
+	var idx []int
+	for _, n := range names {
+		i := slices.Index(all, n)
+		if i < 0 {
+			return fmt.Errorf("--without: no feature %q (see docs/answerer.md)", n)
+		}
+		idx = append(idx, i)
+	}
+	for _, b := range books {
+		for _, a := range b.Asked {
+			for _, x := range a.X {
+				for _, i := range idx {
+					if i < len(x) {
+						x[i] = 0
+					}
+				}
+			}
+		}
+	}
+	return nil
 }

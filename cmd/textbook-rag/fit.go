@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -107,6 +108,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	f.fs.Float64Var(&opt.L2, "l2", opt.L2, "L2 regularisation on standardised features; 0 = chosen in cross-validation")
 	f.fs.Float64Var(&opt.WrongCost, "wrong-cost", opt.WrongCost, "what a wrong answer costs in right ones when the threshold is chosen")
 	f.fs.BoolVar(&opt.Members, "members", opt.Members, "also fit a member per field and judge a pick by the least probability any gives it (the fit before the curve was the judge)")
+	f.fs.Func("without", "comma-separated features to leave out of the fit (zeroed), for measuring what they add", func(s string) error { opt.Without = strings.Split(s, ","); return nil })
 	var dump string
 	f.fs.StringVar(&dump, "dump", "", "also write every labelled candidate (features, label, section) to this JSON file, for analysis")
 	if err := f.parse(args); err != nil {
@@ -126,6 +128,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}()
 	labelled, err := collect(ctx, books)
 	if err != nil {
+		return err
+	}
+	if err := eval.WithoutFeatures(labelled, opt.Without); err != nil {
 		return err
 	}
 	if dump != "" {
@@ -182,6 +187,9 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 	}()
 	labelled, err := collect(ctx, books)
 	if err != nil {
+		return false, err
+	}
+	if err := eval.WithoutFeatures(labelled, opt.Without); err != nil {
 		return false, err
 	}
 	// Both judges' folds fit many of the same book sets: each is fitted

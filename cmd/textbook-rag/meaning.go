@@ -22,6 +22,12 @@ func loadSentenceModel(dir string) (*bert.Model, error) {
 	return load.(func() (*bert.Model, error))()
 }
 
+// meaningTokens is where the answerer's texts are cut (a question, a
+// heading, a window of up to three units): 64 tokens, about 45 words,
+// keep an evaluation of the shared books' windows to minutes on two
+// cores, and a window starts where it matches the question.
+const meaningTokens = 64
+
 // meaningBatch is how many of the book's texts are embedded between two
 // writes of the vector file.
 const meaningBatch = 512
@@ -34,10 +40,11 @@ func (m *Main) openMeaning(ctx context.Context) error {
 	if cfg.SentenceModel == "" {
 		return nil
 	}
-	model, err := loadSentenceModel(cfg.SentenceModel)
+	full, err := loadSentenceModel(cfg.SentenceModel)
 	if err != nil {
 		return err
 	}
+	model := full.Capped(meaningTokens)
 	dir := cmp.Or(cfg.Vectors, filepath.Join(m.Dir, "vectors"))
 	cache, err := vectors.Open(dir, model)
 	if err != nil {
