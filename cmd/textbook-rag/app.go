@@ -220,15 +220,22 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress ingestProg
 	if err != nil {
 		return ingested{}, fmt.Errorf("ingest: %w", err)
 	}
+	if cfg.Docs != "" {
+		markdown.WarnNestedConfigs(bookSource(cfg), opts.Warn)
+	}
 	so := datadir.SaveOptions{Options: chunkOptions(), Source: bookSource(cfg), Course: courseTitle(cfg, fsys), Input: input}
 	dir := datadir.Locate(cfg.Data, so.Source)
 	// An index built by this program from these very files is what
 	// parsing them again would give: a start costs reading it.
-	if ix, err := datadir.Load(dir); err == nil && ix.Built(so) {
+	ix, err := datadir.Load(dir)
+	if err == nil && ix.Built(so) {
 		if afterBookRead != nil {
 			afterBookRead()
 		}
 		return ingested{Files: fsys, Index: ix, Dir: dir}, nil
+	}
+	if errors.Is(err, datadir.ErrCorrupt) {
+		opts.Warn(filepath.Join(dir, datadir.FileName), fmt.Errorf("not served: %w; rebuilding it from the book", errors.Unwrap(err)))
 	}
 	book, chunks, err := markdown.Load(ctx, fsys, opts)
 	if errors.Is(err, markdown.ErrNoChapters) || errors.Is(err, markdown.ErrRestructuredText) {
@@ -254,7 +261,7 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress ingestProg
 	if err != nil {
 		return ingested{}, err
 	}
-	ix := &datadir.Index{Book: book, Chunks: chunks, Options: so.Options, Source: so.Source, Course: so.Course, Input: so.Input}
+	ix = &datadir.Index{Book: book, Chunks: chunks, Options: so.Options, Source: so.Source, Course: so.Course, Input: so.Input}
 	return ingested{Files: fsys, Index: ix, Dir: dir, Wrote: wrote}, nil
 }
 
