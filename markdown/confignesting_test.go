@@ -102,7 +102,7 @@ func TestDeepConfigTitles(t *testing.T) {
 				t.Errorf("3 levels warned: %q", warned)
 			}
 
-			deep := writeDeepConfig(t, name, deepConfigs(maxConfigNesting+1)[name])
+			deep := writeDeepConfig(t, name, deepConfigs(maxConfigNesting + 1)[name])
 			if got := courseName(deep); got != "" {
 				t.Errorf("%d levels: got %q, want no title", maxConfigNesting+1, got)
 			}
