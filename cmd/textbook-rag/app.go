@@ -223,7 +223,7 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress ingestProg
 	if cfg.Docs != "" {
 		markdown.WarnNestedConfigs(bookSource(cfg), opts.Warn)
 	}
-	so := datadir.SaveOptions{Options: chunkOptions(), Source: bookSource(cfg), Course: courseTitle(cfg, fsys), Input: input}
+	so := datadir.SaveOptions{Options: chunkOptions(), Source: bookSource(cfg), Course: capCourseName(courseTitle(cfg, fsys)), Input: input}
 	dir := datadir.Locate(cfg.Data, so.Source)
 	// An index built by this program from these very files is what
 	// parsing them again would give: a start costs reading it.
@@ -458,7 +458,7 @@ func scopeList(ix *datadir.Index) []string {
 func courseName(cfg Config, ix *datadir.Index) string {
 	for _, name := range []string{cfg.Tutor.CourseName, ix.Course, ix.Book.Title} {
 		if name = strings.TrimSpace(name); name != "" {
-			return name
+			return capCourseName(name)
 		}
 	}
 	return "Textbook"
