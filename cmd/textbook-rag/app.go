@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/textbook-rag/rag"
-	"github.com/textbook-rag/rag/analysis"
 	"github.com/textbook-rag/rag/answer"
 	"github.com/textbook-rag/rag/datadir"
 	"github.com/textbook-rag/rag/eval"
@@ -319,6 +318,7 @@ var afterBookRead func()
 // SIGTERM) returns at once, whatever step the opening is in (see
 // untilDone).
 func (m *Main) Open(ctx context.Context, ensure bool) error {
+	defer collectSoonerDuringStart()()
 	return m.untilOpen(ctx, func() error { return m.open(ctx, ensure) })
 }
 
@@ -357,7 +357,7 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 		m.Config.QdrantCollection = bookCollection(bookKey(cfg, ix))
 	}
 	m.Course = courseName(cfg, ix)
-	book := analysis.NewBook(ix.Chunks)
+	book := learnBook(ix.Chunks, m.Dir, ensure, m.stderr)
 	m.Lexical = lexical.New(book)
 	m.Answerer = answer.New(book)
 

@@ -1,0 +1,40 @@
+package datadir
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// What is kept under a key is read back under that key only, and not
+// once the file changed.
+func TestDerived(t *testing.T) {
+	dir := t.TempDir()
+	kept := map[string][]string{"gear": {"wheel", "tooth"}}
+	if err := SaveDerived(dir, "k1", kept); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string][]string
+	if err := LoadDerived(dir, "k1", &got); err != nil || len(got["gear"]) != 2 || got["gear"][1] != "tooth" {
+		t.Fatalf("LoadDerived = %v, %v", got, err)
+	}
+	if err := LoadDerived(dir, "k2", &got); err == nil {
+		t.Error("read under another key")
+	}
+	p := filepath.Join(dir, DerivedName)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := len(b) - 3 // inside the kept bytes
+	b[i] ^= 0x20
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := LoadDerived(dir, "k1", &got); err == nil {
+		t.Error("read a changed file")
+	}
+	if err := LoadDerived(t.TempDir(), "k1", &got); err == nil {
+		t.Error("read a file that is not there")
+	}
+}
