@@ -120,8 +120,12 @@ func (r sphinxReader) toctrees(p string, depth int) []tocEntry {
 		case t == "" || strings.HasPrefix(t, ":") || t == "self" || strings.ContainsAny(t, "*?"):
 		default:
 			e := tocEntry{Ref: t}
-			if m := toctreeEntry.FindStringSubmatch(t); m != nil {
-				e.Title, e.Ref = m[1], m[2]
+			// Only a line ending in ">" can be "Title <path>": the others
+			// cost no pattern match.
+			if strings.HasSuffix(t, ">") {
+				if m := toctreeEntry.FindStringSubmatch(t); m != nil {
+					e.Title, e.Ref = m[1], m[2]
+				}
 			}
 			if strings.HasPrefix(e.Ref, "/") {
 				e.Path = tocPath(r.base, strings.TrimPrefix(e.Ref, "/"))
