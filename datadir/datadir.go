@@ -229,6 +229,7 @@ const StaleAge = 10 * time.Minute
 // one is stale; when another process holds it, only the old ones are.
 // Without temp files it takes no lock: taking it writes the lock file.
 func cleanTemp(dir string) {
+	removeStaleDerived(dir)
 	if paths, _ := filepath.Glob(filepath.Join(dir, FileName+".*.tmp")); len(paths) == 0 {
 		return
 	}

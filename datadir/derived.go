@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // What a start derives from an index at some cost (the book's word
@@ -91,4 +92,19 @@ func LoadDerived(dir, key string, v any) error {
 		return fmt.Errorf("read derived data: %w", err)
 	}
 	return nil
+}
+
+// removeStaleDerived removes the temp files of derived data that writers
+// killed mid-write left behind, once older than StaleAge: they are written
+// without the lock, so a younger one may be a live writer's.
+func removeStaleDerived(dir string) {
+	paths, err := filepath.Glob(filepath.Join(dir, DerivedName+".*.tmp"))
+	if err != nil {
+		return
+	}
+	for _, p := range paths {
+		if info, err := os.Lstat(p); err == nil && info.Mode().IsRegular() && time.Since(info.ModTime()) >= StaleAge {
+			os.Remove(p)
+		}
+	}
 }

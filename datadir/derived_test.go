@@ -4,6 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/textbook-rag/rag"
 )
 
 // What is kept under a key is read back under that key only, and not
@@ -36,5 +39,31 @@ func TestDerived(t *testing.T) {
 	}
 	if err := LoadDerived(t.TempDir(), "k1", &got); err == nil {
 		t.Error("read a file that is not there")
+	}
+}
+
+// A temp file of derived data left by a killed writer goes once it is old;
+// a young one may be a live writer's and stays.
+func TestSaveRemovesStaleDerivedTemp(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, DerivedName+".1.tmp")
+	fresh := filepath.Join(dir, DerivedName+".2.tmp")
+	for _, p := range []string{stale, fresh} {
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * StaleAge)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Save(t.Context(), dir, rag.Book{Hash: "h"}, nil, SaveOptions{Options: "o"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("the stale temp file stayed")
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Error("a young temp file was removed")
 	}
 }
