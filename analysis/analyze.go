@@ -3,7 +3,6 @@ package analysis
 import (
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode"
 
 	"github.com/kljensen/snowball/english"
@@ -205,10 +204,12 @@ func IsNumber(w string) bool {
 }
 
 // stems memoizes Stem: the same few thousand words recur in every
-// question and passage. Bounded, since questions bring arbitrary words.
+// question and passage. Bounded, since questions bring arbitrary words. A
+// plain map under a read lock: reading a book looks up every word of it,
+// and a sync.Map's lookups cost several times as much.
 var (
-	stems     sync.Map
-	stemCount atomic.Int64
+	stemsMu sync.RWMutex
+	stems   = map[string]string{}
 )
 
 const maxCachedStems = 200_000
@@ -216,15 +217,18 @@ const maxCachedStems = 200_000
 // Stem reduces a word to the form matching compares. Numbers and
 // identifiers stay as they are.
 func Stem(w string) string {
-	if s, ok := stems.Load(w); ok {
-		return s.(string)
+	stemsMu.RLock()
+	s, ok := stems[w]
+	stemsMu.RUnlock()
+	if ok {
+		return s
 	}
-	s := computeStem(w)
-	if stemCount.Load() < maxCachedStems {
-		if _, loaded := stems.LoadOrStore(w, s); !loaded {
-			stemCount.Add(1)
-		}
+	s = computeStem(w)
+	stemsMu.Lock()
+	if len(stems) < maxCachedStems {
+		stems[w] = s
 	}
+	stemsMu.Unlock()
 	return s
 }
 

@@ -915,7 +915,7 @@ func (ans *Answerer) unitsOf(chunks []rag.ScoredChunk) []*unit {
 	var units []*unit
 	for ci := range chunks {
 		c := &chunks[ci]
-		cached, ok := ans.units[c.ID]
+		cached, ok := ans.chunkUnits(c.ID)
 		if i, _ := ans.book.Position(c.ID); !ok || ans.book.Chunks()[i].Text != c.Text {
 			cached = splitUnits(c.Chunk)
 		}

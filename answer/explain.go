@@ -190,13 +190,14 @@ func (ans *Answerer) text() *bookText {
 }
 
 func (ans *Answerer) buildText() *bookText {
+	ans.splitAll()
 	bt := &bookText{at: map[string][]int32{}}
 	chunks := ans.book.Chunks()
 	var prev []*unit
 	var last *unit
 	for ci := range chunks {
 		c := &chunks[ci]
-		units := ans.units[c.ID]
+		units, _ := ans.chunkUnits(c.ID)
 		for _, u := range units[overlap(prev, units):] {
 			section := c.ChapterPath + "\x00" + u.heading.Text + "\x00" + u.heading.Anchor
 			if n := len(bt.units); n == 0 || bt.units[n-1].section != section {

@@ -89,6 +89,7 @@ var markedTerm = regexp.MustCompile(`\*\*([^*\n]+)\*\*|__([^_\n]+)__|\*([^*\n]+)
 // with the sections that define it, in book order of their first
 // definition.
 func (ans *Answerer) DefinitionProbes() []Probe {
+	ans.splitAll()
 	type site struct {
 		term     string
 		sections []string
@@ -100,7 +101,8 @@ func (ans *Answerer) DefinitionProbes() []Probe {
 		// A quiz's or an exercise's label ("**Requirement**: ...") is no
 		// definition of the book's.
 		quiz := analysis.AssessmentTitle(c.ChapterTitle) || analysis.AssessmentTitle(c.SectionHeading)
-		for _, u := range ans.units[c.ID] {
+		units, _ := ans.chunkUnits(c.ID)
+		for _, u := range units {
 			n++
 			if len(u.defined) == 0 || u.asks || quiz || analysis.AssessmentTitle(u.heading.Text) || u.kind == row {
 				continue

@@ -318,6 +318,12 @@ func (s *Server) handleChatStream(w http.ResponseWriter, r *http.Request) {
 	if err == nil && !fresh {
 		err = s.checkRoom(r, req.SessionID)
 	}
+	if err == nil && !fresh && req.RequestID != "" {
+		// A request id reused for another question is refused before the
+		// stream starts, with the status the plain endpoint gives it, not
+		// as an error event after the answer.
+		_, _, err = s.storedExchange(r, req, rag.QuestionID(s.Book, req.SessionID, req.RequestID))
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -19,7 +19,6 @@ import (
 	"cmp"
 	"context"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,10 +41,6 @@ type Index struct {
 	termChapters map[string][]string
 	chapterDocs  map[string][]int
 }
-
-// emphasis matches a span set in bold or italics ("**topic**",
-// "*scaffolding*", "__SLAM__"), up to a few words.
-var emphasis = regexp.MustCompile(`\*\*([^*\n]{1,60})\*\*|__([^_\n]{1,60})__|(?:^|[\s(])\*([^*\s][^*\n]{0,58})\*`)
 
 // posting is one chunk holding a stem, with what ranking needs of it.
 type posting struct {
@@ -90,9 +85,7 @@ func New(book *analysis.Book) *Index {
 		}
 		// A term the text sets in bold or italics is one of its subjects,
 		// as a heading's words are: a glossary entry, a definition.
-		for _, m := range emphasis.FindAllStringSubmatch(c.Text, -1) {
-			heads += " " + m[1] + m[2] + m[3]
-		}
+		emphasized(c.Text, func(text string) { heads += " " + text })
 		for _, t := range analysis.Tokenize(heads) {
 			if !analysis.Stopwords[t.Word] {
 				d.head[t.Stem] = true
@@ -108,7 +101,13 @@ func New(book *analysis.Book) *Index {
 		ix.chapterDocs[c.ChapterPath] = append(ix.chapterDocs[c.ChapterPath], i)
 		terms := book.Terms(i)
 		for s := range terms {
-			ix.postings[s] = append(ix.postings[s], posting{doc: i, tf: terms[s], head: d.head[s]})
+			ps := ix.postings[s]
+			if ps == nil {
+				// A stem's postings are as many as the chunks holding it:
+				// sized once, without the slack of growing.
+				ps = make([]posting, 0, book.DF(s))
+			}
+			ix.postings[s] = append(ps, posting{doc: i, tf: terms[s], head: d.head[s]})
 		}
 		ix.docs[i] = d
 	}

@@ -128,8 +128,30 @@ func (h *History) checkSchema(ctx context.Context) error {
 		if applied < len(names) {
 			return ErrNoSchema
 		}
-		return nil
+		return newerSchema(ctx, c, names)
 	})
+}
+
+// ErrNewerSchema is Open's refusal of a database that a newer binary has
+// migrated: this one would start healthy, then fail on every write to a
+// table it does not know the shape of.
+var ErrNewerSchema = errors.New("the database's chat history schema is newer than this binary")
+
+// newerSchema returns ErrNewerSchema, naming them, when schema_migrations
+// lists migrations that are not among names (the embedded ones).
+func newerSchema(ctx context.Context, c *pgx.Conn, names []string) error {
+	rows, err := c.Query(ctx, "SELECT version FROM schema_migrations WHERE version <> ALL($1) ORDER BY version", versions(names))
+	if err != nil {
+		return fmt.Errorf("read schema_migrations: %w", err)
+	}
+	unknown, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("read schema_migrations: %w", err)
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("%w: it has migrations this binary does not know (%s), applied by a newer textbook-rag: run that version or a newer one", ErrNewerSchema, strings.Join(unknown, ", "))
+	}
+	return nil
 }
 
 func versions(names []string) []string {
@@ -166,6 +188,9 @@ func (h *History) migrate(ctx context.Context) error {
 	applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
 )`); err != nil {
 			return fmt.Errorf("migrate: %w", err)
+		}
+		if err := newerSchema(ctx, c, names); err != nil {
+			return err
 		}
 		for _, name := range names {
 			body, err := migrations.ReadFile(name)

@@ -351,6 +351,7 @@ func (h *History) init(ctx context.Context) error {
 // dbConn is what migrations need of a connection or a pool.
 type dbConn interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error)
 }
 
@@ -371,6 +372,9 @@ func migrate(ctx context.Context, db dbConn) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	sort.Strings(names)
+	if err := newerSchema(ctx, db, names); err != nil {
+		return err
+	}
 	for _, name := range names {
 		body, err := migrations.ReadFile(name)
 		if err != nil {
@@ -380,6 +384,42 @@ func migrate(ctx context.Context, db dbConn) error {
 		if err := applyMigration(ctx, db, version, string(body)); err != nil {
 			return fmt.Errorf("migrate %s: %w", version, err)
 		}
+	}
+	return nil
+}
+
+// ErrNewerSchema is Open's refusal of a history file that a newer binary
+// has migrated: this one would open it, then fail on every write to a
+// table it does not know the shape of.
+var ErrNewerSchema = errors.New("the history file's schema is newer than this binary")
+
+// newerSchema returns ErrNewerSchema, naming them, when schema_migrations
+// lists migrations that are not among names (the embedded ones).
+func newerSchema(ctx context.Context, db dbConn, names []string) error {
+	known := map[string]bool{}
+	for _, n := range names {
+		known[strings.TrimSuffix(strings.TrimPrefix(n, "migrations/"), ".sql")] = true
+	}
+	rows, err := db.QueryContext(ctx, "SELECT version FROM schema_migrations ORDER BY version")
+	if err != nil {
+		return fmt.Errorf("read schema_migrations: %w", err)
+	}
+	defer rows.Close()
+	var unknown []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return fmt.Errorf("read schema_migrations: %w", err)
+		}
+		if !known[v] {
+			unknown = append(unknown, v)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read schema_migrations: %w", err)
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("%w: it has migrations this binary does not know (%s), applied by a newer textbook-rag: run that version or a newer one", ErrNewerSchema, strings.Join(unknown, ", "))
 	}
 	return nil
 }
