@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/analysis"
@@ -103,7 +102,7 @@ const (
 // chunks is a candidate; the model gives each the probability that it
 // answers, and the best is quoted when that probability reaches the
 // model's threshold. It never returns text that is not in the chunks.
-func (ans *Answerer) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passage {
+func (ans *Answerer) Evidence(question *analysis.Question, chunks []rag.ScoredChunk) []rag.Passage {
 	r, units, cands := ans.prepare(question, chunks)
 	best := ans.best(cands)
 	// A threshold of 1 answers nothing (a stale model: see DefaultModel),
@@ -182,7 +181,7 @@ type Candidate struct {
 // Candidates lists every candidate passage of the chunks for a question,
 // with what quoting each would return. The fit command labels them; the
 // answerer itself only quotes the best.
-func (ans *Answerer) Candidates(question string, chunks []rag.ScoredChunk) []Candidate {
+func (ans *Answerer) Candidates(question *analysis.Question, chunks []rag.ScoredChunk) []Candidate {
 	r, units, cands := ans.prepare(question, chunks)
 	quotes := map[string][]rag.Passage{}
 	out := make([]Candidate, len(cands))
@@ -198,10 +197,10 @@ func (ans *Answerer) Candidates(question string, chunks []rag.ScoredChunk) []Can
 }
 
 // prepare reads the question and lists the chunks' candidates.
-func (ans *Answerer) prepare(question string, chunks []rag.ScoredChunk) (reading, []*unit, []candidate) {
-	q := analysis.Focus(ans.book.Analyze(question), question)
-	r := readQuestion(q, question)
-	if len(q.Terms) == 0 {
+func (ans *Answerer) prepare(question *analysis.Question, chunks []rag.ScoredChunk) (reading, []*unit, []candidate) {
+	question = ans.own(question)
+	r := ans.readQuestion(question, question.Query)
+	if len(r.q.Terms) == 0 {
 		return r, nil, nil
 	}
 	units := ans.unitsOf(chunks)
@@ -304,52 +303,6 @@ type sectionKey struct {
 
 func keyOf(u *unit) sectionKey { return sectionKey{u.chunk, u.heading.Text} }
 
-// reading is what the answerer learns of the question once, before it
-// looks at any unit.
-type reading struct {
-	question string
-	q        analysis.Query
-	sl       slots
-	qnums    map[string]bool
-	qstems   map[string]bool
-	// qidents holds the identifiers the question names, by their parts
-	// ("humanoid|control" for humanoid_controller or HumanoidController).
-	qidents    map[string]bool
-	wantsCode  bool
-	want       *regexp.Regexp // the answer type a passage must state, or nil
-	definition bool
-	// focus is the term a definition question asks about (see
-	// definitionFocus); hasFocus is false for other questions.
-	focus    focusTerm
-	hasFocus bool
-	// pairs are the question's phrase (see phrasePairs).
-	pairs     []string
-	wantsList bool
-	// quantity marks a question that asks for an amount (see
-	// asksQuantity), year one that asks for a year or a date
-	// (yearQuestion).
-	quantity, year bool
-}
-
-func readQuestion(q analysis.Query, question string) reading {
-	r := reading{question: question, q: q, sl: newSlots(&q), qnums: numbersIn(question), qstems: map[string]bool{},
-		wantsCode: asksForCode(question), want: answerTypeOf(question), wantsList: asksForList(question),
-		quantity: asksQuantity(question), year: yearQuestion.MatchString(question)}
-	for _, t := range q.Terms {
-		r.qstems[t.Stem] = true
-	}
-	r.qidents = map[string]bool{}
-	for _, id := range identifiersIn(question) {
-		r.qidents[strings.Join(id.parts, "|")] = true
-	}
-	r.focus, r.hasFocus = definitionFocus(question)
-	r.pairs = phrasePairs(question)
-	// A definition question asks what one term is (not a fact phrased
-	// "what is the total latency?").
-	r.definition = r.hasFocus
-	return r
-}
-
 // unitFacts are the per-unit signals of a search.
 type unitFacts struct {
 	match    [][]float64 // match[i][k]: unit i's credit for stem slot k (the selection's rule)
@@ -411,8 +364,8 @@ func (r reading) scoreUnits(units []*unit) unitFacts {
 // information, counting the words around it at the credits above, for a
 // window that states two of the question's words itself ("not merely a
 // shared word") and the answer's type; 0 when no window does.
-func selectionScore(q analysis.Query, question string, units []*unit) float64 {
-	r := readQuestion(q, question)
+func (ans *Answerer) selectionScore(question *analysis.Question, q analysis.Query, units []*unit) float64 {
+	r := ans.readQuestion(question, q)
 	best := 0.0
 	f := r.scoreUnits(units)
 	win := make([]float64, len(r.sl.stems))
@@ -1078,23 +1031,11 @@ func summaryHeading(h string) bool {
 	return false
 }
 
-// asksForCode reports questions about commands, APIs or configuration,
-// which code blocks answer best.
-func asksForCode(question string) bool {
-	for _, t := range analysis.Tokenize(question) {
-		switch t.Stem {
-		case "command", "code", "method", "function", "api", "call", "argument", "flag", "tag", "syntax", "launch", "config", "configur", "xml", "python", "snippet", "execut", "script", "paramet":
-			return true
-		}
-	}
-	return strings.Contains(question, "_") || strings.Contains(question, "`")
-}
-
 // ExplainEvidence lists the most probable candidate passages for a
 // question with their probability and strongest features; the CLI's
 // --explain flag prints it.
 func (ans *Answerer) ExplainEvidence(question string, chunks []rag.ScoredChunk, n int) string {
-	_, units, cands := ans.prepare(question, chunks)
+	_, units, cands := ans.prepare(ans.Read(question), chunks)
 	ans.best(cands)
 	sort.SliceStable(cands, func(a, b int) bool { return cands[a].p > cands[b].p })
 	var b strings.Builder
@@ -1165,25 +1106,3 @@ func (ans *Answerer) explainLeaders(cands []candidate) string {
 }
 
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
-
-func numbersIn(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, t := range analysis.Tokenize(s) {
-		if hasDigit(t.Word) {
-			m[t.Word] = true
-		}
-	}
-	return m
-}
-
-func hasDigit(s string) bool { return strings.IndexFunc(s, unicode.IsDigit) >= 0 }
-
-// hasNewNumber reports whether a unit states a number the question did not.
-func hasNewNumber(nums, qnums map[string]bool) bool {
-	for n := range nums {
-		if !qnums[n] {
-			return true
-		}
-	}
-	return false
-}

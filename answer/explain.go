@@ -68,8 +68,8 @@ const (
 // in the book, and links to the other sections that develop the same
 // idea: never the selection's own text. It is empty when the book holds
 // none of these.
-func (ans *Answerer) ExplainSelection(question, selected string) (exp rag.Explanation, ok bool) {
-	if q := ans.withoutPointers(ans.book.Analyze(question), question); len(q.Terms) != 0 {
+func (ans *Answerer) ExplainSelection(question *analysis.Question, selected string) (exp rag.Explanation, ok bool) {
+	if q := ans.withoutPointers(ans.own(question)); len(q.Terms) != 0 {
 		return exp, false
 	}
 	bt := ans.text()

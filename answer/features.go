@@ -2,9 +2,7 @@ package answer
 
 import (
 	"math"
-	"regexp"
 	"strings"
-	"unicode"
 
 	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/analysis"
@@ -156,9 +154,6 @@ type candidate struct {
 	group string
 }
 
-// howQuestion matches questions that ask for a way of doing something.
-var howQuestion = regexp.MustCompile(`(?i)\bhow\s+(?:do|does|can|could|should|would|to|did)\b|\bsteps?\s+(?:to|for)\b`)
-
 // sectionFacts are what a window's section holds, worked out once per
 // section of one search.
 type sectionFacts struct {
@@ -276,8 +271,6 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 		}
 	}
 	unknown /= q.Total
-	unknownName := ans.namesUnknown(r.question)
-	how := howQuestion.MatchString(r.question)
 	bm := make([]float64, len(chunks))
 	lex := make([]float64, len(chunks))
 	title := make([]float64, len(chunks))
@@ -428,7 +421,7 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 			x[fCodeWanted] = b2f(r.wantsCode && hasCode)
 			x[fCodeUnwanted] = b2f(!r.wantsCode && hasCode)
 			x[fCodeLines] = math.Log1p(float64(codeLines))
-			x[fStepsYes] = b2f(how && hasSteps)
+			x[fStepsYes] = b2f(r.how && hasSteps)
 			x[fItem] = b2f(first.kind == item)
 			x[fRow] = b2f(first.kind == row)
 			x[fLabel] = b2f(first.kind == label)
@@ -447,8 +440,8 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 			x[fQList] = b2f(r.wantsList)
 			x[fQCode] = b2f(r.wantsCode)
 			x[fQDefinition] = b2f(r.definition)
-			x[fQHow] = b2f(how)
-			x[fUnknownName] = b2f(unknownName)
+			x[fQHow] = b2f(r.how)
+			x[fUnknownName] = b2f(r.unknownName)
 			x[fTitleNamed] = title[first.chunk]
 			x[fPhrase] = phraseShare(r.pairs, phrase...)
 			w := window{from: i, to: j + 1, score: x[fText]}
@@ -558,75 +551,4 @@ func isOrdered(text string) bool {
 		i++
 	}
 	return i > 0 && i+1 < len(text) && (text[i] == '.' || text[i] == ')') && text[i+1] == ' '
-}
-
-// namesUnknown reports whether the question names something, written as
-// a name (an acronym, an identifier, a capitalised word after the first),
-// that the book never uses: a question about what the book leaves out
-// often names it.
-func (ans *Answerer) namesUnknown(question string) bool {
-	opens := true // the word opens a sentence
-	for _, f := range strings.Fields(question) {
-		first := opens
-		opens = strings.ContainsAny(f[len(f)-1:], ".!?:")
-		for _, w := range nameParts(f) {
-			low := strings.ToLower(w)
-			if analysis.Stopwords[low] || analysis.QuestionWords[low] || !looksLikeName(w, first) {
-				continue
-			}
-			if !ans.book.Mentions(w) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// nameParts splits a word of the question into what may be names: a
-// path, a qualified name or a call gives its parts
-// ("config/humanoid_params.yaml", "self.create_publisher(String,",
-// "0.01°/hr"), and a possessive or contraction loses its tail ("Unity's",
-// "I've"), as the book's words do when it is indexed.
-func nameParts(field string) []string {
-	var parts []string
-	split := func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("_-'’", r)
-	}
-	for _, p := range strings.FieldsFunc(field, split) {
-		if i := strings.IndexAny(p, "'’"); i >= 0 {
-			p = p[:i]
-		}
-		p = strings.TrimFunc(p, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
-		if p != "" {
-			parts = append(parts, p)
-		}
-	}
-	return parts
-}
-
-// looksLikeName reports a word written as a name rather than as an
-// ordinary word: two capitals or more (AMCL, ROS2, PyBullet), an
-// identifier (static_transform_publisher), letters and digits together
-// (VLP16), or a capital letter opening a word that does not open the
-// question.
-func looksLikeName(w string, first bool) bool {
-	upper, letters, digits := 0, 0, 0
-	for _, r := range w {
-		switch {
-		case unicode.IsUpper(r):
-			upper++
-			letters++
-		case unicode.IsLetter(r):
-			letters++
-		case unicode.IsDigit(r):
-			digits++
-		}
-	}
-	switch {
-	case letters < 2:
-		return false
-	case upper >= 2, strings.Contains(w, "_"), digits > 0:
-		return true
-	}
-	return upper == 1 && unicode.IsUpper([]rune(w)[0]) && !first
 }

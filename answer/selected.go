@@ -16,7 +16,7 @@ import (
 // a whole ("What does this mean?", "Summarise this") gets all of it; any
 // other question gets the sentences, items, rows and code that answer it.
 // Passages keep the reader's paragraphs and lines.
-func (ans *Answerer) SelectedEvidence(question, selected string) []rag.Passage {
+func (ans *Answerer) SelectedEvidence(question *analysis.Question, selected string) []rag.Passage {
 	score, passages := ans.SelectionScore(question, selected)
 	if score < ans.model.SelectedThreshold {
 		return nil
@@ -31,8 +31,9 @@ func (ans *Answerer) SelectedEvidence(question, selected string) []rag.Passage {
 // around it (see selectionScore). A question that only points at the
 // selection scores 1 and gets all of it. The fit chooses the threshold
 // on these scores.
-func (ans *Answerer) SelectionScore(question, selected string) (float64, []rag.Passage) {
-	q := ans.withoutPointers(ans.book.Analyze(question), question)
+func (ans *Answerer) SelectionScore(question *analysis.Question, selected string) (float64, []rag.Passage) {
+	question = ans.own(question)
+	q := ans.withoutPointers(question)
 	text := readerLines(selected)
 	// The reader chose the whole selection, so all of it is context for
 	// each of its sentences, more than the rest of a retrieved chunk is.
@@ -42,7 +43,7 @@ func (ans *Answerer) SelectionScore(question, selected string) (float64, []rag.P
 		// so it is the evidence, all of it.
 		return 1, selectionPassages(units)
 	}
-	score := selectionScore(q, question, units)
+	score := ans.selectionScore(question, q, units)
 	if score == 0 {
 		return 0, nil
 	}
@@ -172,9 +173,10 @@ func selectionPassages(units []*unit) []rag.Passage {
 // point at it ("this passage", "the example above", "in simpler words"):
 // they say where to look, not what the selection has to hold. A word is
 // dropped in whatever form the question resolved it to.
-func (ans *Answerer) withoutPointers(q analysis.Query, question string) analysis.Query {
+func (ans *Answerer) withoutPointers(question *analysis.Question) analysis.Query {
+	q := question.Terms
 	pointers := map[string]bool{}
-	for _, t := range analysis.Tokenize(question) {
+	for _, t := range question.Tokens {
 		// A part of a compound ("16-bit") is the compound's, not a pointer.
 		if t.Part || !analysis.SelectionWords[t.Word] {
 			continue

@@ -130,8 +130,20 @@ func (ix *Index) Retrieve(ctx context.Context, question string, k int) ([]rag.Sc
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	q := analysis.Focus(ix.book.Analyze(question), question)
-	return ix.retrieve(q, k), nil
+	return ix.retrieve(ix.book.Read(question).Query, k), nil
+}
+
+// RetrieveQuestion is Retrieve for a question the tutor has read once
+// (see analysis.Question): it is not tokenized again. A question read by
+// another book is read again with this one's statistics.
+func (ix *Index) RetrieveQuestion(ctx context.Context, q *analysis.Question, k int) ([]rag.ScoredChunk, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !q.ReadBy(ix.book) {
+		q = ix.book.Read(q.Text)
+	}
+	return ix.retrieve(q.Query, k), nil
 }
 
 // calibrated maps coverage onto the refusal spec's scale. Coverage counts

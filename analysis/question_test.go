@@ -1,0 +1,78 @@
+package analysis_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/analysis"
+	"github.com/textbook-rag/rag/answer"
+	"github.com/textbook-rag/rag/extractive"
+	"github.com/textbook-rag/rag/lexical"
+	"github.com/textbook-rag/rag/markdown"
+	"github.com/textbook-rag/rag/sample"
+	"github.com/textbook-rag/rag/tutor"
+)
+
+// TestQuestionTokenizedOnce: the tutor reads a question once (see
+// analysis.Question) and hands that reading to the retriever and the
+// answerer, so one ask tokenizes the question's text once, whichever
+// way the flow goes. Parts are counted too: a question without a
+// leading clause (see Focus) or a "what is X" term is not tokenized in
+// pieces either.
+func TestQuestionTokenizedOnce(t *testing.T) {
+	_, chunks, err := markdown.Load(t.Context(), sample.Docs(), markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	book := analysis.NewBook(chunks)
+	tu := &tutor.Tutor{
+		Config:     tutor.DefaultConfig(),
+		Retriever:  lexical.New(book),
+		Evidence:   answer.New(book),
+		Scope:      tutor.DefaultScope(),
+		Extractive: extractive.Generator{},
+	}
+	tests := []struct {
+		name, question, selected string
+		answered                 bool
+		// parts: the empty-retrieval refusal names the question's topic
+		// in the reader's own words (Topic), tokenizing them one by one.
+		parts int
+	}{
+		{"answered", "What does an IMU measure?", "", true, 0},
+		{"quantity", "How far does a robot moving at 2 m/s travel between two scans of a 10 Hz LiDAR?", "", true, 0},
+		{"selection", "Why does the stamp matter here?", "The stamp is when the data was captured, so subscribers can measure the latency.", false, 0},
+		{"off the book", "How long should I bake banana bread?", "", false, 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			whole, parts := 0, 0
+			analysis.SetTokenized(func(text string) {
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case text == tt.question:
+					whole++
+				case strings.TrimSpace(text) != "" && strings.Contains(tt.question, text) && !strings.Contains(tt.selected, text):
+					parts++
+				}
+			})
+			defer analysis.SetTokenized(nil)
+			req := rag.ChatRequest{Question: tt.question, SelectedText: tt.selected, SessionID: "s"}
+			resp, err := tu.Ask(context.Background(), req, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if answered := !resp.WasRefusal; answered != tt.answered {
+				t.Fatalf("answered = %v, want %v (%q)", answered, tt.answered, resp.Answer)
+			}
+			if whole != 1 || parts != tt.parts {
+				t.Errorf("the question was tokenized %d times whole and %d in parts, want once whole and %d in parts", whole, parts, tt.parts)
+			}
+		})
+	}
+}
