@@ -49,7 +49,7 @@ func TestEvidence(t *testing.T) {
 			if !tt.none {
 				r, units, cands := ans.prepare(ans.Read(tt.q), all)
 				if best := ans.best(cands); best != nil {
-					ps = ans.quote(r, units, all, windowsOf(cands, best.section))
+					ps = ans.quote(units, all, windowsOf(cands, best.section), r.wantsList)
 				}
 			}
 			if tt.none {

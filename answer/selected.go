@@ -278,3 +278,106 @@ func startsCapital(line string) bool {
 	r, _ := utf8.DecodeRuneInString(t)
 	return unicode.IsUpper(r) || unicode.IsDigit(r)
 }
+
+// The selection's sufficiency rule. A reader's selection is judged by a
+// fixed rule, not by the answerer's model: the labelled books hold too
+// few selections to fit one, and the refusal spec asks for a plain
+// "does the selection hold the answer" check.
+const (
+	headingCredit = 0.7
+	sectionCredit = 0.5
+	leadCredit    = 0.7
+	// chunkCredit is the credit of a word elsewhere in a chunk (units of
+	// a chunk keep it; only a selection's rule reads credits).
+	chunkCredit = 0.25
+	// selectionCredit is the credit of a word elsewhere in the selection.
+	selectionCredit = 0.5
+	// stepPenalty: each further unit of a window must earn its place.
+	stepPenalty = 0.04
+	// noNumberFactor: a "how many" window that states no new number is
+	// unlikely to answer.
+	noNumberFactor = 0.8
+
+	// maxUnits bounds how far after a lead-in line ("Create the
+	// package:") the list or code block it introduces may reach.
+	maxUnits = 8
+)
+
+// selectionScore is the best score of a window (up to three consecutive
+// units) of a reader's selection: its share of the question's
+// information, counting the words around it at the credits above, for a
+// window that states two of the question's words itself ("not merely a
+// shared word") and the answer's type; 0 when no window does.
+func (ans *Answerer) selectionScore(question *analysis.Question, q analysis.Query, units []*unit) float64 {
+	r := ans.readQuestion(question, q)
+	best := 0.0
+	f := r.scoreUnits(units)
+	win := make([]float64, len(r.sl.stems))
+	for i := range units {
+		hasNum, hasType := false, false
+		prior := 1.0
+		copy(win, f.match[i])
+		for j := i; j < len(units) && j < i+maxWindow; j++ {
+			u := units[j]
+			if keyOf(u) != keyOf(units[i]) {
+				break
+			}
+			for k, x := range f.match[j] {
+				win[k] = max(win[k], x)
+			}
+			hasNum = hasNum || hasNewNumber(u.nums, r.qnums)
+			hasType = hasType || f.typed[j]
+			prior = min(prior, selectionPrior(u, r.wantsCode))
+			sc := coverageOf(&r.q, r.sl, win) * prior * (1 - stepPenalty*float64(j-i))
+			if r.q.WantsNumber && !hasNum {
+				sc *= noNumberFactor
+			}
+			// A unit states the answer type on its own or not at all.
+			if r.want != nil && !hasType {
+				continue
+			}
+			// Context credit stays below 1, so 1 means the text has it.
+			shared := 0
+			for _, k := range r.sl.term {
+				if win[k] == 1 {
+					shared++
+				}
+			}
+			if shared >= min(2, len(r.q.Terms)) {
+				best = max(best, sc)
+			}
+		}
+	}
+	return best
+}
+
+// selectionPrior is the selection rule's discount for units that rarely
+// answer a question by themselves: restatements (learning objectives,
+// summaries), labels, and long code blocks unless the reader asked for
+// code.
+func selectionPrior(u *unit, wantsCode bool) float64 {
+	p := 1.0
+	switch {
+	case u.goal || u.asks:
+		// Objectives say what a chapter will teach, and a quiz or an
+		// exercise asks what the chapter taught: neither states it.
+		p *= 0.5
+	case u.summary || u.overview:
+		p *= 0.8
+	}
+	switch u.kind {
+	case label:
+		p *= 0.9
+	case code:
+		if !wantsCode {
+			p *= 0.85
+		}
+		// A long program holds many words by chance.
+		if u.lines > 60 {
+			p *= 0.7
+		} else if u.lines > 25 {
+			p *= 0.85
+		}
+	}
+	return p
+}
