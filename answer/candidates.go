@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/lexical"
 )
 
 // The candidates stage: every window of up to maxWindow units of one
@@ -128,8 +129,8 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 	titleWords := make([]string, len(chunks))
 	for i, c := range chunks {
 		titleWords[i] = " " + phraseText(c.ChapterTitle) + " "
-		bm[i] = ans.bm25(q, c.Chunk)
-		lex[i] = ans.lexicalScore(q, c.Chunk)
+		bm[i] = lexical.BM25Share(ans.book, q, c.Chunk)
+		lex[i] = lexical.Score(ans.book, q, c.Chunk)
 		ts := ans.headingStemSet(c.ChapterTitle)
 		for _, t := range q.Terms {
 			if ts[t.Stem] {

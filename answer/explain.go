@@ -8,6 +8,7 @@ import (
 
 	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/analysis"
+	"github.com/textbook-rag/rag/lexical"
 )
 
 // Explaining a selection. A question made only of words that point at the
@@ -45,12 +46,6 @@ const (
 	minShared   = 2
 	minRare     = 1.6
 	minCoverage = 0.1
-	// termSaturation and lengthWeight rank the sections that develop a
-	// selection's idea as BM25 ranks documents (its k1 and b): a word's
-	// repeats count less and less, and a long section shares more words
-	// by chance.
-	termSaturation = 1.2
-	lengthWeight   = 0.75
 	// sameChapter weighs a section of the selection's own chapter, which
 	// develops the chapter's one subject, against one elsewhere.
 	sameChapter = 1.5
@@ -237,7 +232,8 @@ func (ans *Answerer) keyStems(selected string) map[string]float64 {
 // measures distance. Sections already quoted (the selection's own, the
 // lead-in's, a definition's) and quizzes are left out. The sections are
 // ranked by BM25 on the key words, those of the selection's chapter
-// first among equals (sameChapter), one link a heading's name.
+// first among equals (sameChapter), one link a heading's name: BM25 as
+// the retriever ranks (lexical.TermScore), sections for documents.
 func (ans *Answerer) developing(selected, chapter string, quoted map[int]bool) []int {
 	bt := ans.text()
 	key := ans.keyStems(selected)
@@ -270,11 +266,9 @@ func (ans *Answerer) developing(selected, chapter string, quoted map[int]bool) [
 				sh = &shared{}
 				byKey[use.k] = sh
 			}
-			tf := float64(use.n)
-			norm := 1 - lengthWeight + lengthWeight*float64(sec.words)/avg
 			sh.n++
 			sh.w += idf
-			sh.rank += idf * tf * (termSaturation + 1) / (tf + termSaturation*norm)
+			sh.rank += lexical.TermScore(idf, float64(use.n), lexical.LengthNorm(float64(sec.words), avg))
 		}
 	}
 	type scored struct {

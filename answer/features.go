@@ -1,12 +1,5 @@
 package answer
 
-import (
-	"math"
-
-	"github.com/textbook-rag/rag"
-	"github.com/textbook-rag/rag/analysis"
-)
-
 // A candidate passage is a window of up to maxWindow consecutive units of
 // one section of a retrieved chunk. The answerer describes every
 // candidate by the named features below and lets the fitted model (see
@@ -136,90 +129,6 @@ var Features = [nFeatures]Feature{
 	fTitleNamed:       {"title_named", "share named by the title of the passage's page: a page about the question's subject, whichever of its headings matched"},
 	fPhrase:           {"phrase_stated", "share of the question's adjacent word pairs (after its opening, \"what is a\") that the window's text, its heading or its page's title states as adjacent words: \"a do while loop\" is a phrase, not three words"},
 }
-
-// bm25 constants are the method's customary defaults, not fitted: the
-// model weighs the score that results.
-const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
-)
-
-// bm25 scores a chunk against the question's words, divided by the
-// score of a chunk holding every word often: a share in [0, 1].
-func (ans *Answerer) bm25(q analysis.Query, c rag.Chunk) float64 {
-	var terms map[string]int
-	length := 0
-	if i, ok := ans.book.Position(c.ID); ok && ans.book.Chunks()[i].Text == c.Text {
-		terms, length = ans.book.Terms(i), ans.book.Length(i)
-	} else {
-		terms = map[string]int{}
-		for _, t := range analysis.Tokenize(c.Text) {
-			if !analysis.Stopwords[t.Word] {
-				terms[t.Stem]++
-				length++
-			}
-		}
-	}
-	norm := bm25K1 * (1 - bm25B + bm25B*float64(length)/max(ans.book.AvgLength(), 1))
-	var got, most float64
-	for _, t := range q.Terms {
-		df := float64(ans.book.DF(t.Stem))
-		idf := math.Log(1 + (ans.book.N()-df+0.5)/(df+0.5))
-		tf := float64(terms[t.Stem])
-		got += idf * tf * (bm25K1 + 1) / (tf + norm)
-		most += idf * (bm25K1 + 1)
-	}
-	if most == 0 {
-		return 0
-	}
-	return got / most
-}
-
-// lexicalScore is the chunk's coverage of the question as the built-in
-// retriever counts it (its own words, or its chapter's at
-// chapterCredit), on the spec's scale. It is worked out here from the
-// book's statistics, whichever retriever found the chunk, so that the
-// feature means the same under every retriever.
-func (ans *Answerer) lexicalScore(q analysis.Query, c rag.Chunk) float64 {
-	var terms map[string]int
-	if i, ok := ans.book.Position(c.ID); ok && ans.book.Chunks()[i].Text == c.Text {
-		terms = ans.book.Terms(i)
-	}
-	var own map[string]bool
-	if terms == nil {
-		own = analysis.StemSet(c.Text)
-	}
-	ch := ans.book.ChapterStems(c.ChapterPath)
-	return calibrated(q.Coverage(func(s string) float64 {
-		if terms[s] > 0 || own[s] {
-			return 1
-		}
-		if ch[s] {
-			return chapterCredit
-		}
-		return 0
-	}))
-}
-
-// calibrated maps coverage onto the refusal spec's scale as the built-in
-// retriever (package lexical) did when the model was fitted: a copy, so
-// that the retrieval_score feature stays what the model weighs when the
-// retriever's own scale is refitted.
-func calibrated(coverage float64) float64 {
-	switch {
-	case coverage <= 0.4:
-		return coverage * 0.5 / 0.4
-	case coverage <= 0.6:
-		return 0.5 + (coverage-0.4)*(0.2/0.2)
-	default:
-		return 0.7 + (coverage-0.6)*(0.3/0.4)
-	}
-}
-
-// chapterCredit is what a question word is worth to lexicalScore when the
-// chunk lacks it but its chapter uses it, as the built-in retriever counts
-// it.
-const chapterCredit = 0.5
 
 func b2f(b bool) float64 {
 	if b {
