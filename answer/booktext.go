@@ -164,11 +164,15 @@ func (bt *bookText) add(p placedUnit) {
 	}
 }
 
+// maxOverlapUnits bounds the overlap looked for: the chunker repeats a
+// few sentences or lines, never a dozen units.
+const maxOverlapUnits = 12
+
 // overlap counts the units a chunk starts with that end the chunk before
 // it: the chunker repeats the last sentences or lines of a chunk at the
 // start of the next.
 func overlap(prev, units []*unit) int {
-	for n := min(len(prev), len(units), 12); n > 0; n-- {
+	for n := min(len(prev), len(units), maxOverlapUnits); n > 0; n-- {
 		same := true
 		for k := 0; k < n && same; k++ {
 			same = slices.Equal(unitWords(prev[len(prev)-n+k], nil), unitWords(units[k], nil))

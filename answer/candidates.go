@@ -14,6 +14,10 @@ import (
 // pick (pick.go) weighs them with the model; the quote (quote.go) never
 // sees them.
 
+// maxHeadingDepth is the deepest heading_depth: headings below #####
+// are rare and count as #####.
+const maxHeadingDepth = 3
+
 // maxWindow is the most units a candidate window spans: an answer often
 // takes two or three sentences to state.
 const maxWindow = 3
@@ -283,7 +287,7 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 			x[fAsks] = b2f(asks)
 			c := chunks[first.chunk]
 			x[fIntro] = b2f(first.heading.Level < 2 || first.heading.Text == c.ChapterTitle)
-			x[fDepth] = float64(min(max(first.heading.Level-2, 0), 3))
+			x[fDepth] = float64(min(max(first.heading.Level-2, 0), maxHeadingDepth))
 			x[fSectionUnits] = math.Log1p(float64(sec.units))
 			x[fFirstInSection] = b2f(sec.first == i)
 			x[fUnknown] = unknown

@@ -153,7 +153,7 @@ func isMeaningLine(l string) bool { return strings.HasPrefix(l, ": ") || strings
 // isTermLine reports a line short enough to be a term, that is no
 // sentence and no meaning line itself.
 func isTermLine(l string) bool {
-	return l != "" && len(l) <= 60 && !isMeaningLine(l) && !strings.ContainsAny(l[len(l)-1:], ".!?:")
+	return l != "" && len(l) <= maxTermChars && !isMeaningLine(l) && !strings.ContainsAny(l[len(l)-1:], ".!?:")
 }
 
 // entryTerm returns the term a unit is the entry of, in a definition list
@@ -339,6 +339,18 @@ var (
 	meaningColumn = regexp.MustCompile(`(?i)^(?:definition|meaning|what it (?:is|means|tells you|measures)|explanation)$|^description$`)
 )
 
+// How long a term and its meaning are. A term is a name, not a
+// sentence: at most maxTermChars characters (a term line, a marked
+// term), maxNameWords words (a glossary's heading, a marked term a reader
+// would ask about), and maxDefinedWords when "X is ..." defines it; what
+// follows a term defines it only in minMeaningWords words or more.
+const (
+	maxTermChars    = 60
+	maxNameWords    = 6
+	maxDefinedWords = 4
+	minMeaningWords = 3
+)
+
 // notTerms are words a line opens with in bold that label what follows
 // rather than name a term ("**Result**: ...", "**Lesson**: ...").
 var notTerms = map[string]bool{
@@ -384,12 +396,12 @@ func definitionOf(p placedUnit, first bool) (term string, labelled bool) {
 		verb := strings.TrimLeft(strings.TrimSpace(t[m[3]:m[1]]), "*_ ")
 		r, _ := utf8.DecodeRuneInString(verb)
 		labelled = verb == "" || strings.ContainsRune(":—–-,(", r)
-		if len(strings.Fields(t[m[1]:])) >= 3 && (labelled || definingVerb.MatchString(verb+" ") || definingRest.MatchString(strings.TrimSpace(t[m[1]:]))) {
+		if len(strings.Fields(t[m[1]:])) >= minMeaningWords && (labelled || definingVerb.MatchString(verb+" ") || definingRest.MatchString(strings.TrimSpace(t[m[1]:]))) {
 			term = t[m[2]:m[3]]
 		}
 	case definitionShape.MatchString(plain):
 		m := definitionShape.FindStringSubmatch(plain)
-		if len(strings.Fields(m[1])) <= 4 && (definingVerb.MatchString(m[0]) || definingRest.MatchString(plain[len(m[0]):])) {
+		if len(strings.Fields(m[1])) <= maxDefinedWords && (definingVerb.MatchString(m[0]) || definingRest.MatchString(plain[len(m[0]):])) {
 			term = m[1]
 		}
 	case calledTerm.MatchString(plain):
@@ -429,7 +441,7 @@ func glossaryRow(text string) string {
 	}
 	head := cells(lines[0])
 	row := cells(lines[len(lines)-1])
-	if len(head) != 2 || len(row) != 2 || len(strings.Fields(row[1])) < 3 {
+	if len(head) != 2 || len(row) != 2 || len(strings.Fields(row[1])) < minMeaningWords {
 		return ""
 	}
 	if !meaningColumn.MatchString(head[1]) || strings.EqualFold(head[1], "description") && !termColumn.MatchString(head[0]) {
@@ -453,5 +465,5 @@ func isGlossary(c *rag.Chunk, heading string) bool {
 		return false
 	}
 	n := len(strings.Fields(heading))
-	return n >= 1 && n <= 6 && heading != c.ChapterTitle && len([]rune(heading)) > 1 && len(termSequence(heading)) > 0
+	return n >= 1 && n <= maxNameWords && heading != c.ChapterTitle && len([]rune(heading)) > 1 && len(termSequence(heading)) > 0
 }

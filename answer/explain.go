@@ -39,6 +39,9 @@ const (
 	minCommon   = 4
 	// minKeyStems: a selection's leading words (see leadingStems).
 	minKeyStems = 5
+	// minKeyRunes: a stem shorter than this (an "x", "id") is a symbol or
+	// an abbreviation, not a key term.
+	minKeyRunes = 3
 	// maxRelated: the other sections an explanation links to at most.
 	maxRelated = 3
 	// minShared, minRare and minCoverage: what a section shares with a
@@ -214,7 +217,7 @@ func (bt *bookText) itemsAbout(last int, shares func(int) bool) []int {
 func (ans *Answerer) keyStems(selected string) map[string]float64 {
 	key := map[string]float64{}
 	for _, s := range stemSequence(selected) {
-		if _, seen := key[s]; !seen && !ans.everyday(s) && len([]rune(s)) >= 3 {
+		if _, seen := key[s]; !seen && !ans.everyday(s) && len([]rune(s)) >= minKeyRunes {
 			key[s] = ans.book.IDF(s)
 		}
 	}

@@ -193,8 +193,8 @@ func (ans *Answerer) ExplainEvidence(question string, chunks []rag.ScoredChunk, 
 			t = append(t, v.text)
 		}
 		text := strings.ReplaceAll(strings.Join(t, " "), "\n", " / ")
-		if len(text) > 140 {
-			text = text[:140] + "…"
+		if len(text) > explainChars {
+			text = text[:explainChars] + "…"
 		}
 		b.WriteString(fmtFloat(c.p) + " " + chunks[u.chunk].ChapterPath + " › " + u.heading.Text + " | " + text + "\n")
 	}
@@ -240,12 +240,20 @@ func (ans *Answerer) explainLeaders(cands []candidate) string {
 	var b strings.Builder
 	b.WriteString("why " + first.section + " beat " + second.section + " (feature: first, second, difference):\n")
 	for i, p := range parts {
-		if i == 12 {
+		if i == explainFeatures {
 			break
 		}
 		fmt.Fprintf(&b, "  %-20s %+.2f %+.2f %+.2f\n", p.name, p.a, p.b, p.differ)
 	}
 	return b.String()
 }
+
+// ExplainEvidence prints a candidate's first explainChars characters and
+// the explainFeatures features that tell the two leading sections apart
+// most: a line each on a terminal.
+const (
+	explainChars    = 140
+	explainFeatures = 12
+)
 
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }

@@ -166,6 +166,10 @@ func nameParts(field string) []string {
 	return parts
 }
 
+// minNameLetters: a name has at least this many letters, and an acronym
+// this many capitals (AMCL, ROS2); one letter ("I", "A") names nothing.
+const minNameLetters = 2
+
 // looksLikeName reports a word written as a name rather than as an
 // ordinary word: two capitals or more (AMCL, ROS2, PyBullet), an
 // identifier (static_transform_publisher), letters and digits together
@@ -185,9 +189,9 @@ func looksLikeName(w string, first bool) bool {
 		}
 	}
 	switch {
-	case letters < 2:
+	case letters < minNameLetters:
 		return false
-	case upper >= 2, strings.Contains(w, "_"), digits > 0:
+	case upper >= minNameLetters, strings.Contains(w, "_"), digits > 0:
 		return true
 	}
 	return upper == 1 && unicode.IsUpper([]rune(w)[0]) && !first

@@ -298,6 +298,11 @@ const (
 	// unlikely to answer.
 	noNumberFactor = 0.8
 
+	// minStatedWords: a window the rule accepts states this many of the
+	// question's words itself, as the spec puts it "not merely a shared
+	// word" (all of a one-word question's).
+	minStatedWords = 2
+
 	// maxUnits bounds how far after a lead-in line ("Create the
 	// package:") the list or code block it introduces may reach.
 	maxUnits = 8
@@ -343,7 +348,7 @@ func (ans *Answerer) selectionScore(question *analysis.Question, q analysis.Quer
 					shared++
 				}
 			}
-			if shared >= min(2, len(r.q.Terms)) {
+			if shared >= min(minStatedWords, len(r.q.Terms)) {
 				best = max(best, sc)
 			}
 		}
@@ -359,25 +364,44 @@ func selectionPrior(u *unit, wantsCode bool) float64 {
 	p := 1.0
 	switch {
 	case u.goal || u.asks:
-		// Objectives say what a chapter will teach, and a quiz or an
-		// exercise asks what the chapter taught: neither states it.
-		p *= 0.5
+		p *= pointingPrior
 	case u.summary || u.overview:
-		p *= 0.8
+		p *= restatingPrior
 	}
 	switch u.kind {
 	case label:
-		p *= 0.9
+		p *= labelPrior
 	case code:
 		if !wantsCode {
-			p *= 0.85
+			p *= unaskedCodePrior
 		}
-		// A long program holds many words by chance.
-		if u.lines > 60 {
-			p *= 0.7
-		} else if u.lines > 25 {
-			p *= 0.85
+		if u.lines > longCodeLines {
+			p *= longCodePrior
+		} else if u.lines > midCodeLines {
+			p *= midCodePrior
 		}
 	}
 	return p
 }
+
+// selectionPrior's discounts, set by hand with the rule's credits above
+// (the rule is fixed, not fitted: see headingCredit).
+const (
+	// pointingPrior: objectives say what a chapter will teach, and a quiz
+	// or an exercise asks what it taught: neither states it.
+	pointingPrior = 0.5
+	// restatingPrior: a summary or a module's overview restates what the
+	// chapters state, in fewer words.
+	restatingPrior = 0.8
+	// labelPrior: a line ending in ':' introduces what follows it.
+	labelPrior = 0.9
+	// unaskedCodePrior: code the reader did not ask for rarely answers.
+	unaskedCodePrior = 0.85
+	// A long program holds many words by chance: past midCodeLines lines
+	// a code block counts at midCodePrior, past longCodeLines at
+	// longCodePrior.
+	midCodeLines  = 25
+	midCodePrior  = 0.85
+	longCodeLines = 60
+	longCodePrior = 0.7
+)

@@ -191,7 +191,7 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 		nPara++
 		for _, s := range splitSentences(p) {
 			k := sentence
-			if strings.HasSuffix(s, ":") && len(s) < 80 {
+			if strings.HasSuffix(s, ":") && len(s) < maxLabelChars {
 				k = label
 			}
 			add(&unit{text: s, kind: k, para: nPara}, owner)
@@ -357,6 +357,15 @@ func isAbbreviation(s string) bool {
 	return false
 }
 
+// maxLabelChars: a sentence ending in ':' shorter than this is a label
+// that introduces what follows ("Types:", "Create the package:"); a longer
+// one states something itself.
+const maxLabelChars = 80
+
+// minIdentifierChars: a shorter compound ("to_x", "xY") is too common a
+// spelling to show the API a question asks about.
+const minIdentifierChars = 5
+
 // identifier is a compound identifier of a text (snake_case, camelCase):
 // its stem as a whole and the stems of its parts.
 type identifier struct {
@@ -373,7 +382,7 @@ func identifiersIn(text string) []identifier {
 		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_')
 	}) {
 		f = strings.Trim(f, "_")
-		if seen[f] || len(f) < 5 {
+		if seen[f] || len(f) < minIdentifierChars {
 			continue
 		}
 		seen[f] = true
