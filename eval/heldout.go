@@ -37,9 +37,9 @@ type HeldOutBook struct {
 // Links sections offered after a refusal hold the answer (Links > 0),
 // and how selections are explained (Explain).
 type HeldOutOptions struct {
-	Fit                    FitOptions
+	Fit                     FitOptions
 	Verbose, Split, Explain bool
-	Links                  int
+	Links                   int
 }
 
 // HeldOut judges the books group by group (key names the group of the
