@@ -15,7 +15,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/textbook-rag/rag"
 )
 
@@ -352,20 +351,15 @@ func scanMessages(rows pgx.Rows, sid string, size int) ([]rag.Message, error) {
 			sources string
 			reason  *string
 			qid     *string
-			err     error
 		)
 		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &reason, &qid, &m.CreatedAt); err != nil {
 			return nil, err
 		}
-		if m.Sources, err = rag.DecodeSources(sources); err != nil {
-			return nil, fmt.Errorf("message %s sources: %w", m.ID, err)
-		}
-		if reason != nil {
-			r := rag.RefusalReason(*reason)
-			m.RefusalReason = &r
-		}
 		if qid != nil {
 			m.QuestionID = *qid
+		}
+		if err := rag.RestoreMessage(&m, sources, reason); err != nil {
+			return nil, err
 		}
 		m.CreatedAt = m.CreatedAt.UTC()
 		msgs = append(msgs, m)
@@ -380,11 +374,8 @@ func scanMessages(rows pgx.Rows, sid string, size int) ([]rag.Message, error) {
 // so a reader paging forward while the session grows sees each message
 // once: nothing is committed behind its cursor.
 func (h *History) MessagesPage(ctx context.Context, sessionID string, q rag.PageQuery) (rag.MessagePage, error) {
-	sid, err := rag.SessionUUID(sessionID)
+	sid, err := rag.CheckPage(sessionID, q)
 	if err != nil {
-		return rag.MessagePage{}, err
-	}
-	if err := q.Check(); err != nil {
 		return rag.MessagePage{}, err
 	}
 	var page rag.MessagePage
@@ -397,10 +388,7 @@ func (h *History) MessagesPage(ctx context.Context, sessionID string, q rag.Page
 		return err
 	})
 	if err != nil {
-		if rag.ErrorCode(err) != rag.EINTERNAL {
-			return rag.MessagePage{}, err
-		}
-		return rag.MessagePage{}, fmt.Errorf("messages page of session %s: %w", sid, err)
+		return rag.MessagePage{}, rag.StoreError(err, "messages page of session %s", sid)
 	}
 	return page, nil
 }

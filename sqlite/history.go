@@ -20,10 +20,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"modernc.org/sqlite" // also registers the "sqlite" driver
-	sqlite3 "modernc.org/sqlite/lib"
-
 	"github.com/textbook-rag/rag"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 //go:embed migrations/*.sql
@@ -550,14 +549,14 @@ func scanMessages(rows *sql.Rows, sid string, size int) ([]rag.Message, error) {
 		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &reason, &qid, &created); err != nil {
 			return nil, err
 		}
-		if m.Sources, err = rag.DecodeSources(sources); err != nil {
-			return nil, fmt.Errorf("message %s sources: %w", m.ID, err)
-		}
-		if reason.Valid {
-			r := rag.RefusalReason(reason.String)
-			m.RefusalReason = &r
-		}
 		m.QuestionID = qid.String
+		var refusal *string
+		if reason.Valid {
+			refusal = &reason.String
+		}
+		if err := rag.RestoreMessage(&m, sources, refusal); err != nil {
+			return nil, err
+		}
 		if m.CreatedAt, err = time.Parse(time.RFC3339Nano, created); err != nil {
 			return nil, fmt.Errorf("message %s created_at: %w", m.ID, err)
 		}
@@ -573,19 +572,13 @@ func scanMessages(rows *sql.Rows, sid string, size int) ([]rag.Message, error) {
 // so a reader paging forward while the session grows sees each message
 // once: nothing is committed behind its cursor.
 func (h *History) MessagesPage(ctx context.Context, sessionID string, q rag.PageQuery) (rag.MessagePage, error) {
-	sid, err := rag.SessionUUID(sessionID)
+	sid, err := rag.CheckPage(sessionID, q)
 	if err != nil {
-		return rag.MessagePage{}, err
-	}
-	if err := q.Check(); err != nil {
 		return rag.MessagePage{}, err
 	}
 	page, err := h.messagesPage(ctx, sid, q)
 	if err != nil {
-		if rag.ErrorCode(err) != rag.EINTERNAL {
-			return rag.MessagePage{}, err
-		}
-		return rag.MessagePage{}, fmt.Errorf("messages page of session %s: %w", sid, err)
+		return rag.MessagePage{}, rag.StoreError(err, "messages page of session %s", sid)
 	}
 	return page, nil
 }
