@@ -19,14 +19,26 @@ import (
 // directory, with its questions.
 type openedBook struct {
 	eval.Book
-	app *Main
-	qs  []eval.Question
-	dir string
+	app   *Main
+	qs    []eval.Question
+	Close func()
 }
 
-func (b *openedBook) Close() {
-	b.app.Close()
-	os.RemoveAll(b.dir)
+// openScratch opens the book of cfg in a data directory of its own, name
+// in its name, which done removes: the evaluation commands ingest a book
+// afresh and leave nothing behind.
+func openScratch(ctx context.Context, cfg Config, name string, stderr io.Writer) (app *Main, done func(), err error) {
+	dir, err := os.MkdirTemp("", "textbook-rag-"+name+"-*")
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.Data = dir
+	app = NewMain(cfg, stderr)
+	if err := app.Open(ctx, true); err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return app, func() { app.Close(); os.RemoveAll(dir) }, nil
 }
 
 // openBooks ingests every book of a books.tsv file with cfg's settings.
@@ -54,17 +66,12 @@ func openBook(ctx context.Context, cfg Config, b eval.Book, stderr io.Writer) (*
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "textbook-rag-fit-*")
+	cfg.Docs, cfg.RefusalLog = b.Docs, os.DevNull
+	app, closeApp, err := openScratch(ctx, cfg, "fit", io.Discard)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Docs, cfg.Data, cfg.RefusalLog = b.Docs, dir, os.DevNull
-	app := NewMain(cfg, io.Discard)
-	if err := app.Open(ctx, true); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	return &openedBook{Book: b, app: app, qs: qs, dir: dir}, nil
+	return &openedBook{Book: b, app: app, qs: qs, Close: closeApp}, nil
 }
 
 // collect labels the candidates of every book's questions, the books
