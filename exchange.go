@@ -190,6 +190,26 @@ func DecodeSources(s string) ([]Source, error) {
 	return src, nil
 }
 
+// ScanMessages reads back the messages of session sid a history store's
+// query returned (next and rowsErr are its rows'), size of them expected:
+// scan reads one row into m, with the sources as stored and the refusal
+// reason (nil for an answer), which RestoreMessage finishes.
+func ScanMessages(sid string, size int, next func() bool, rowsErr func() error, scan func(m *Message) (sources string, reason *string, err error)) ([]Message, error) {
+	msgs := make([]Message, 0, size)
+	for next() {
+		m := Message{SessionID: sid}
+		sources, reason, err := scan(&m)
+		if err != nil {
+			return nil, err
+		}
+		if err := RestoreMessage(&m, sources, reason); err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, rowsErr()
+}
+
 // RestoreMessage finishes a message a history store read back: its
 // sources as stored (see DecodeSources) and its refusal reason (nil for
 // an answer).

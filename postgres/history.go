@@ -344,27 +344,17 @@ const messageColumns = `id::text, role, content, sources::text, was_refusal, ref
 // scanMessages reads and closes rows of messageColumns.
 func scanMessages(rows pgx.Rows, sid string, size int) ([]rag.Message, error) {
 	defer rows.Close()
-	msgs := make([]rag.Message, 0, size)
-	for rows.Next() {
-		var (
-			m       = rag.Message{SessionID: sid}
-			sources string
-			reason  *string
-			qid     *string
-		)
+	return rag.ScanMessages(sid, size, rows.Next, rows.Err, func(m *rag.Message) (sources string, reason *string, err error) {
+		var qid *string
 		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &reason, &qid, &m.CreatedAt); err != nil {
-			return nil, err
+			return "", nil, err
 		}
 		if qid != nil {
 			m.QuestionID = *qid
 		}
-		if err := rag.RestoreMessage(&m, sources, reason); err != nil {
-			return nil, err
-		}
 		m.CreatedAt = m.CreatedAt.UTC()
-		msgs = append(msgs, m)
-	}
-	return msgs, rows.Err()
+		return sources, reason, nil
+	})
 }
 
 // MessagesPage reads one page of the session's messages as a range of the

@@ -536,33 +536,21 @@ const messageColumns = `id, role, content, sources, was_refusal, refusal_reason,
 // scanMessages reads and closes rows of messageColumns.
 func scanMessages(rows *sql.Rows, sid string, size int) ([]rag.Message, error) {
 	defer rows.Close()
-	msgs := make([]rag.Message, 0, size)
-	for rows.Next() {
-		var (
-			m       = rag.Message{SessionID: sid}
-			sources string
-			reason  sql.NullString
-			qid     sql.NullString
-			created string
-			err     error
-		)
-		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &reason, &qid, &created); err != nil {
-			return nil, err
+	return rag.ScanMessages(sid, size, rows.Next, rows.Err, func(m *rag.Message) (sources string, reason *string, err error) {
+		var refusal, qid sql.NullString
+		var created string
+		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &refusal, &qid, &created); err != nil {
+			return "", nil, err
 		}
 		m.QuestionID = qid.String
-		var refusal *string
-		if reason.Valid {
-			refusal = &reason.String
-		}
-		if err := rag.RestoreMessage(&m, sources, refusal); err != nil {
-			return nil, err
+		if refusal.Valid {
+			reason = &refusal.String
 		}
 		if m.CreatedAt, err = time.Parse(time.RFC3339Nano, created); err != nil {
-			return nil, fmt.Errorf("message %s created_at: %w", m.ID, err)
+			return "", nil, fmt.Errorf("message %s created_at: %w", m.ID, err)
 		}
-		msgs = append(msgs, m)
-	}
-	return msgs, rows.Err()
+		return sources, reason, nil
+	})
 }
 
 // MessagesPage reads one page of the session's messages as a range of the
