@@ -33,7 +33,11 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // short contractions ("robot's", "don't") drop their tail. A Greek letter
 // standing alone is read as its name: a book writes α, a reader types
 // "alpha".
-func Tokenize(text string) []Token {
+func Tokenize(text string) []Token { return tokenize(text, nil) }
+
+// tokenize is Tokenize; with starts not nil it also lists where each
+// token starts in text, in runes (a word's parts where the word does).
+func tokenize(text string, starts *[]int) []Token {
 	if tokenized != nil {
 		tokenized(text)
 	}
@@ -45,6 +49,7 @@ func Tokenize(text string) []Token {
 			if k := operatorAt(runes, i); k > 0 {
 				op := string(runes[i : i+k])
 				out = append(out, Token{Word: op, Stem: op})
+				startAt(starts, len(out), i)
 				for i < n && strings.ContainsRune(operatorRunes, runes[i]) {
 					i++
 				}
@@ -91,6 +96,7 @@ func Tokenize(text string) []Token {
 			}
 			start = k + 1
 		}
+		startAt(starts, len(out), i)
 		i = j
 		// Skip a possessive or contraction tail: 's, 't, 're, 've, 'll.
 		if i+1 < n && (runes[i] == '\'' || runes[i] == '’') && unicode.IsLetter(runes[i+1]) {
@@ -104,6 +110,16 @@ func Tokenize(text string) []Token {
 		}
 	}
 	return out
+}
+
+// startAt records that the tokens up to the n-th start at rune i.
+func startAt(starts *[]int, n, i int) {
+	if starts == nil {
+		return
+	}
+	for len(*starts) < n {
+		*starts = append(*starts, i)
+	}
 }
 
 // operatorRunes make up the operators of programming languages and

@@ -8,8 +8,10 @@ package analysis
 type Question struct {
 	// Text is the question as the reader wrote it.
 	Text string
-	// Tokens are Text's words (see Tokenize).
+	// Tokens are Text's words (see Tokenize); Starts[i] is the rune at
+	// which Tokens[i] starts.
 	Tokens []Token
+	Starts []int
 	// Terms are the subject terms as Analyze reads them; Query the same
 	// with the words of a leading step clause or story discounted (see
 	// Focus), which retrieval and the answerer weigh.
@@ -22,7 +24,8 @@ type Question struct {
 
 // Read reads a question once for every stage of an ask.
 func (bk *Book) Read(text string) *Question {
-	q := &Question{Text: text, Tokens: Tokenize(text), book: bk}
+	q := &Question{Text: text, book: bk}
+	q.Tokens = tokenize(text, &q.Starts)
 	q.Terms = bk.analyze(q.Tokens)
 	q.Query = Focus(q.Terms, text)
 	q.Stems = make(map[string]bool, len(q.Query.Terms))

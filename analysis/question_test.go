@@ -38,14 +38,12 @@ func TestQuestionTokenizedOnce(t *testing.T) {
 	tests := []struct {
 		name, question, selected string
 		answered                 bool
-		// parts: the empty-retrieval refusal names the question's topic
-		// in the reader's own words (Topic), tokenizing them one by one.
-		parts int
 	}{
-		{"answered", "What does an IMU measure?", "", true, 0},
-		{"quantity", "How far does a robot moving at 2 m/s travel between two scans of a 10 Hz LiDAR?", "", true, 0},
-		{"selection", "Why does the stamp matter here?", "The stamp is when the data was captured, so subscribers can measure the latency.", false, 0},
-		{"off the book", "How long should I bake banana bread?", "", false, 7},
+		{"answered", "What does an IMU measure?", "", true},
+		{"quantity", "How far does a robot moving at 2 m/s travel between two scans of a 10 Hz LiDAR?", "", true},
+		{"selection", "Why does the stamp matter here?", "The stamp is when the data was captured, so subscribers can measure the latency.", false},
+		// The empty-retrieval refusal names the question's topic (Topic).
+		{"off the book", "How long should I bake banana bread?", "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,8 +68,8 @@ func TestQuestionTokenizedOnce(t *testing.T) {
 			if answered := !resp.WasRefusal; answered != tt.answered {
 				t.Fatalf("answered = %v, want %v (%q)", answered, tt.answered, resp.Answer)
 			}
-			if whole != 1 || parts != tt.parts {
-				t.Errorf("the question was tokenized %d times whole and %d in parts, want once whole and %d in parts", whole, parts, tt.parts)
+			if whole != 1 || parts != 0 {
+				t.Errorf("the question was tokenized %d times whole and %d in parts, want once whole", whole, parts)
 			}
 		})
 	}

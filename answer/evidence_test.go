@@ -118,7 +118,7 @@ func TestTopic(t *testing.T) {
 		"what is it?":                             "",
 	}
 	for q, want := range tests {
-		if got := ans.Topic(q); got != want {
+		if got := ans.Topic(ans.Read(q)); got != want {
 			t.Errorf("Topic(%q) = %q, want %q", q, got, want)
 		}
 	}

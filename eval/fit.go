@@ -170,7 +170,7 @@ func (r *recorder) SelectedEvidence(question *analysis.Question, selected string
 	return r.ans.SelectedEvidence(question, selected)
 }
 
-func (r *recorder) Topic(question string) string { return r.ans.Topic(question) }
+func (r *recorder) Topic(question *analysis.Question) string { return r.ans.Topic(question) }
 
 // Collect runs the questions without selected text through a copy of t
 // whose evidence finder records the candidates, and labels each

@@ -34,7 +34,7 @@ type EvidenceFinder interface {
 	// answer the question, or none.
 	SelectedEvidence(question *analysis.Question, selected string) []rag.Passage
 	// Topic names the question's main subject, or "" when it has none.
-	Topic(question string) string
+	Topic(question *analysis.Question) string
 }
 
 // QuestionRetriever is a retriever that takes the question as the
@@ -147,7 +147,7 @@ func (t *Tutor) Ask(ctx context.Context, req rag.ChatRequest, stream rag.Stream)
 		return rag.ChatResponse{}, fmt.Errorf("retrieve: %w", err)
 	}
 	if maxScore(chunks) < t.Config.EmptyThreshold {
-		return t.refuse(req, rag.EmptyRetrieval, chunks, "")
+		return t.refuse(req, rag.EmptyRetrieval, chunks, t.Evidence.Topic(q))
 	}
 	var relevant []rag.ScoredChunk
 	for _, c := range chunks {
@@ -185,15 +185,17 @@ func maxScore(chunks []rag.ScoredChunk) float64 {
 	return m
 }
 
-func (t *Tutor) refuse(req rag.ChatRequest, reason rag.RefusalReason, chunks []rag.ScoredChunk, outOfScopeTopic string) (rag.ChatResponse, error) {
+// refuse builds the refusal for reason; topic is the question's subject
+// that the empty-retrieval and out-of-scope messages name.
+func (t *Tutor) refuse(req rag.ChatRequest, reason rag.RefusalReason, chunks []rag.ScoredChunk, topic string) (rag.ChatResponse, error) {
 	var msg string
 	switch reason {
 	case rag.EmptyRetrieval:
-		msg = EmptyRetrievalMessage(t.Config.CourseName, t.Evidence.Topic(req.Question))
+		msg = EmptyRetrievalMessage(t.Config.CourseName, topic)
 	case rag.InsufficientContext:
 		msg = InsufficientContextMessage
 	case rag.OutOfScope:
-		msg = OutOfScopeMessage(t.Config.CourseName, t.Modules, outOfScopeTopic)
+		msg = OutOfScopeMessage(t.Config.CourseName, t.Modules, topic)
 	case rag.SelectedTextInsufficient:
 		msg = SelectedTextInsufficientMessage
 	}

@@ -47,7 +47,7 @@ func (s stubEvidence) SelectedEvidence(q *analysis.Question, sel string) []rag.P
 	return []rag.Passage{{Text: sel}}
 }
 
-func (stubEvidence) Topic(q string) string { return "banana bread" }
+func (stubEvidence) Topic(q *analysis.Question) string { return "banana bread" }
 
 type countingGenerator struct {
 	calls    int
