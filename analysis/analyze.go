@@ -35,9 +35,10 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // "alpha".
 func Tokenize(text string) []Token { return tokenize(text, nil) }
 
-// tokenize is Tokenize; with starts not nil it also lists where each
-// token starts in text, in runes (a word's parts where the word does).
-func tokenize(text string, starts *[]int) []Token {
+// tokenize is Tokenize; with spans not nil it also lists the runes of
+// text each token is read from, [start, end) (a word's parts, the
+// word's).
+func tokenize(text string, spans *[][2]int) []Token {
 	if tokenized != nil {
 		tokenized(text)
 	}
@@ -49,7 +50,7 @@ func tokenize(text string, starts *[]int) []Token {
 			if k := operatorAt(runes, i); k > 0 {
 				op := string(runes[i : i+k])
 				out = append(out, Token{Word: op, Stem: op})
-				startAt(starts, len(out), i)
+				spanOf(spans, len(out), i, i+k)
 				for i < n && strings.ContainsRune(operatorRunes, runes[i]) {
 					i++
 				}
@@ -96,7 +97,7 @@ func tokenize(text string, starts *[]int) []Token {
 			}
 			start = k + 1
 		}
-		startAt(starts, len(out), i)
+		spanOf(spans, len(out), i, j)
 		i = j
 		// Skip a possessive or contraction tail: 's, 't, 're, 've, 'll.
 		if i+1 < n && (runes[i] == '\'' || runes[i] == '’') && unicode.IsLetter(runes[i+1]) {
@@ -112,13 +113,14 @@ func tokenize(text string, starts *[]int) []Token {
 	return out
 }
 
-// startAt records that the tokens up to the n-th start at rune i.
-func startAt(starts *[]int, n, i int) {
-	if starts == nil {
+// spanOf records that the tokens up to the n-th are read from runes
+// [from, to).
+func spanOf(spans *[][2]int, n, from, to int) {
+	if spans == nil {
 		return
 	}
-	for len(*starts) < n {
-		*starts = append(*starts, i)
+	for len(*spans) < n {
+		*spans = append(*spans, [2]int{from, to})
 	}
 }
 

@@ -8,10 +8,10 @@ package analysis
 type Question struct {
 	// Text is the question as the reader wrote it.
 	Text string
-	// Tokens are Text's words (see Tokenize); Starts[i] is the rune at
-	// which Tokens[i] starts.
+	// Tokens are Text's words (see Tokenize); Spans[i] are the runes
+	// [start, end) of Text that Tokens[i] is read from.
 	Tokens []Token
-	Starts []int
+	Spans  [][2]int
 	// Terms are the subject terms as Analyze reads them; Query the same
 	// with the words of a leading step clause or story discounted (see
 	// Focus), which retrieval and the answerer weigh.
@@ -25,7 +25,7 @@ type Question struct {
 // Read reads a question once for every stage of an ask.
 func (bk *Book) Read(text string) *Question {
 	q := &Question{Text: text, book: bk}
-	q.Tokens = tokenize(text, &q.Starts)
+	q.Tokens = tokenize(text, &q.Spans)
 	q.Terms = bk.analyze(q.Tokens)
 	q.Query = Focus(q.Terms, text)
 	q.Stems = make(map[string]bool, len(q.Query.Terms))

@@ -19,9 +19,10 @@ import (
 // TestQuestionTokenizedOnce: the tutor reads a question once (see
 // analysis.Question) and hands that reading to the retriever and the
 // answerer, so one ask tokenizes the question's text once, whichever
-// way the flow goes. Parts are counted too: a question without a
-// leading clause (see Focus) or a "what is X" term is not tokenized in
-// pieces either.
+// way the flow goes. Parts are counted too: the term of a "what is X"
+// question and the words the empty-retrieval refusal names are read from
+// the question's own tokens. (Only Focus reads a leading step clause or
+// story, lower-cased, in its two halves, once, within Read.)
 func TestQuestionTokenizedOnce(t *testing.T) {
 	_, chunks, err := markdown.Load(t.Context(), sample.Docs(), markdown.DefaultOptions())
 	if err != nil {
@@ -40,6 +41,7 @@ func TestQuestionTokenizedOnce(t *testing.T) {
 		answered                 bool
 	}{
 		{"answered", "What does an IMU measure?", "", true},
+		{"definition", "What is a ROS 2 topic?", "", true},
 		{"quantity", "How far does a robot moving at 2 m/s travel between two scans of a 10 Hz LiDAR?", "", true},
 		{"selection", "Why does the stamp matter here?", "The stamp is when the data was captured, so subscribers can measure the latency.", false},
 		// The empty-retrieval refusal names the question's topic (Topic).

@@ -36,16 +36,21 @@ type focusTerm struct {
 // definitionFocus returns the term a definition question asks about, or
 // ok false when the question asks for no definition, or asks about more
 // than one plain term ("the difference between a topic and a service",
-// "the purpose of a topic").
-func definitionFocus(question string) (f focusTerm, ok bool) {
-	var x string
-	if m := focusXMean.FindStringSubmatch(question); m != nil {
-		x = m[1]
-	} else if m := focusIsX.FindStringSubmatch(question); m != nil {
-		x = m[1]
+// "the purpose of a topic"). The term is read by the question's own
+// tokens that lie within it.
+func definitionFocus(question *analysis.Question) (f focusTerm, ok bool) {
+	text := question.Text
+	m := focusXMean.FindStringSubmatchIndex(text)
+	if m == nil {
+		m = focusIsX.FindStringSubmatchIndex(text)
 	}
-	for _, t := range analysis.Tokenize(x) {
-		if t.Part {
+	if m == nil {
+		return f, false
+	}
+	from := utf8.RuneCountInString(text[:m[2]])
+	to := from + utf8.RuneCountInString(text[m[2]:m[3]])
+	for i, t := range question.Tokens {
+		if sp := question.Spans[i]; sp[0] < from || sp[1] > to || t.Part {
 			continue
 		}
 		if analysis.Stopwords[t.Word] || analysis.QuestionWords[t.Word] {

@@ -74,7 +74,7 @@ func (ans *Answerer) readQuestion(question *analysis.Question, q analysis.Query)
 	for _, id := range identifiersIn(text) {
 		r.qidents[strings.Join(id.parts, "|")] = true
 	}
-	r.focus, r.hasFocus = definitionFocus(text)
+	r.focus, r.hasFocus = definitionFocus(question)
 	r.pairs = phrasePairs(text)
 	// A definition question asks what one term is (not a fact phrased
 	// "what is the total latency?").

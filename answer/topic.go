@@ -10,8 +10,8 @@ import (
 // the run of consecutive subject words (as the reader wrote them) that
 // carries the most information, where words the book never uses weigh
 // most. It returns "" when the question has no subject words. A word is
-// read by the question's first token within it: the question is not
-// tokenized again.
+// read by the question's first token that lies within it: the question
+// is not tokenized again.
 func (ans *Answerer) Topic(question *analysis.Question) string {
 	question = ans.own(question)
 	var best, run []string
@@ -24,14 +24,18 @@ func (ans *Answerer) Topic(question *analysis.Question) string {
 	}
 	next := 0 // the first token not yet passed
 	for _, f := range topicFields(question.Text) {
-		for next < len(question.Tokens) && question.Starts[next] < f.from {
+		for next < len(question.Tokens) && question.Spans[next][0] < f.from {
 			next++
 		}
-		if next == len(question.Tokens) || question.Starts[next] >= f.to {
+		k := next
+		for k < len(question.Tokens) && question.Spans[k][0] < f.to && question.Spans[k][1] > f.to {
+			k++ // runs on past the word: not the word's own
+		}
+		if k == len(question.Tokens) || question.Spans[k][0] >= f.to {
 			flush()
 			continue
 		}
-		t := question.Tokens[next]
+		t := question.Tokens[k]
 		if analysis.Stopwords[t.Word] || analysis.QuestionWords[t.Word] || (ans.book.DF(t.Stem) == 0 && analysis.IsMisspeltFunctionWord(t.Word)) {
 			flush()
 			continue
