@@ -1,8 +1,6 @@
 package answer
 
-import (
-	"github.com/textbook-rag/rag/analysis"
-)
+import "github.com/textbook-rag/rag/analysis"
 
 // slots numbers the stems a query's coverage looks up (its terms and
 // their related stems), so that scoring many units, and windows of them,
