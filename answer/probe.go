@@ -41,7 +41,7 @@ func headingTerm(h string) string {
 // opened by a symbol ("🎓 Expert Insight").
 func isName(term string) bool {
 	words := strings.Fields(term)
-	if len(words) == 0 || len(words) > 6 || strings.ContainsAny(term, "?!") {
+	if len(words) == 0 || len(words) > maxNameWords || strings.ContainsAny(term, "?!") {
 		return false
 	}
 	if r := []rune(term)[0]; !unicode.IsLetter(r) && !unicode.IsDigit(r) {
@@ -179,7 +179,7 @@ func markedDefinedTerm(u *unit) string {
 				term = strings.TrimSpace(strings.Trim(g, " :.,;"))
 			}
 		}
-		if term == "" || len(term) > 60 || labelWords[strings.ToLower(term)] {
+		if term == "" || len(term) > maxTermChars || labelWords[strings.ToLower(term)] {
 			continue
 		}
 		stems := termStems(term)

@@ -20,10 +20,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"modernc.org/sqlite" // also registers the "sqlite" driver
-	sqlite3 "modernc.org/sqlite/lib"
-
 	"github.com/textbook-rag/rag"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 //go:embed migrations/*.sql
@@ -577,33 +576,21 @@ const messageColumns = `id, role, content, sources, was_refusal, refusal_reason,
 // scanMessages reads and closes rows of messageColumns.
 func scanMessages(rows *sql.Rows, sid string, size int) ([]rag.Message, error) {
 	defer rows.Close()
-	msgs := make([]rag.Message, 0, size)
-	for rows.Next() {
-		var (
-			m       = rag.Message{SessionID: sid}
-			sources string
-			reason  sql.NullString
-			qid     sql.NullString
-			created string
-			err     error
-		)
-		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &reason, &qid, &created); err != nil {
-			return nil, err
-		}
-		if m.Sources, err = rag.DecodeSources(sources); err != nil {
-			return nil, fmt.Errorf("message %s sources: %w", m.ID, err)
-		}
-		if reason.Valid {
-			r := rag.RefusalReason(reason.String)
-			m.RefusalReason = &r
+	return rag.ScanMessages(sid, size, rows.Next, rows.Err, func(m *rag.Message) (sources string, reason *string, err error) {
+		var refusal, qid sql.NullString
+		var created string
+		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &refusal, &qid, &created); err != nil {
+			return "", nil, err
 		}
 		m.QuestionID = qid.String
-		if m.CreatedAt, err = time.Parse(time.RFC3339Nano, created); err != nil {
-			return nil, fmt.Errorf("message %s created_at: %w", m.ID, err)
+		if refusal.Valid {
+			reason = &refusal.String
 		}
-		msgs = append(msgs, m)
-	}
-	return msgs, rows.Err()
+		if m.CreatedAt, err = time.Parse(time.RFC3339Nano, created); err != nil {
+			return "", nil, fmt.Errorf("message %s created_at: %w", m.ID, err)
+		}
+		return sources, reason, nil
+	})
 }
 
 // MessagesPage reads one page of the session's messages as a range of the
@@ -613,19 +600,13 @@ func scanMessages(rows *sql.Rows, sid string, size int) ([]rag.Message, error) {
 // so a reader paging forward while the session grows sees each message
 // once: nothing is committed behind its cursor.
 func (h *History) MessagesPage(ctx context.Context, sessionID string, q rag.PageQuery) (rag.MessagePage, error) {
-	sid, err := rag.SessionUUID(sessionID)
+	sid, err := rag.CheckPage(sessionID, q)
 	if err != nil {
-		return rag.MessagePage{}, err
-	}
-	if err := q.Check(); err != nil {
 		return rag.MessagePage{}, err
 	}
 	page, err := h.messagesPage(ctx, sid, q)
 	if err != nil {
-		if rag.ErrorCode(err) != rag.EINTERNAL {
-			return rag.MessagePage{}, err
-		}
-		return rag.MessagePage{}, fmt.Errorf("messages page of session %s: %w", sid, err)
+		return rag.MessagePage{}, rag.StoreError(err, "messages page of session %s", sid)
 	}
 	return page, nil
 }
