@@ -190,6 +190,61 @@ func DecodeSources(s string) ([]Source, error) {
 	return src, nil
 }
 
+// ScanMessages reads back the messages of session sid a history store's
+// query returned (next and rowsErr are its rows'), size of them expected:
+// scan reads one row into m, with the sources as stored and the refusal
+// reason (nil for an answer), which RestoreMessage finishes.
+func ScanMessages(sid string, size int, next func() bool, rowsErr func() error, scan func(m *Message) (sources string, reason *string, err error)) ([]Message, error) {
+	msgs := make([]Message, 0, size)
+	for next() {
+		m := Message{SessionID: sid}
+		sources, reason, err := scan(&m)
+		if err != nil {
+			return nil, err
+		}
+		if err := RestoreMessage(&m, sources, reason); err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, rowsErr()
+}
+
+// RestoreMessage finishes a message a history store read back: its
+// sources as stored (see DecodeSources) and its refusal reason (nil for
+// an answer).
+func RestoreMessage(m *Message, sources string, reason *string) error {
+	var err error
+	if m.Sources, err = DecodeSources(sources); err != nil {
+		return fmt.Errorf("message %s sources: %w", m.ID, err)
+	}
+	if reason != nil {
+		r := RefusalReason(*reason)
+		m.RefusalReason = &r
+	}
+	return nil
+}
+
+// CheckPage checks a request for a page of a session's messages, as a
+// history store receives it, and returns the session's id as stored.
+func CheckPage(sessionID string, q PageQuery) (string, error) {
+	sid, err := SessionUUID(sessionID)
+	if err != nil {
+		return "", err
+	}
+	return sid, q.Check()
+}
+
+// StoreError is a history store's error as it returns it: a coded
+// *Error (not found, invalid) as it stands, any other wrapped with what
+// failed (format and args); nil for nil.
+func StoreError(err error, format string, args ...any) error {
+	if err == nil || ErrorCode(err) != EINTERNAL {
+		return err
+	}
+	return fmt.Errorf(format+": %w", append(args, err)...)
+}
+
 // requestNamespace names the ids derived from client request ids.
 var requestNamespace = uuid.MustParse("5f0c7a52-8c1e-4f7e-9a43-6d1b2f0e9c11")
 

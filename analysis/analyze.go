@@ -3,7 +3,6 @@ package analysis
 import (
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode"
 
 	"github.com/kljensen/snowball/english"
@@ -19,6 +18,10 @@ type Token struct {
 	Part bool
 }
 
+// tokenized, when a test sets it (see export_test.go), sees every text
+// Tokenize reads: it shows that a question is tokenized once per ask.
+var tokenized func(text string)
+
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // Tokenize splits text into lower-cased words. Identifiers such as
@@ -29,7 +32,15 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 // short contractions ("robot's", "don't") drop their tail. A Greek letter
 // standing alone is read as its name: a book writes α, a reader types
 // "alpha".
-func Tokenize(text string) []Token {
+func Tokenize(text string) []Token { return tokenize(text, nil) }
+
+// tokenize is Tokenize; with spans not nil it also lists the runes of
+// text each token is read from, [start, end) (a word's parts, the
+// word's).
+func tokenize(text string, spans *[][2]int) []Token {
+	if tokenized != nil {
+		tokenized(text)
+	}
 	var out []Token
 	runes := []rune(text)
 	n := len(runes)
@@ -38,6 +49,7 @@ func Tokenize(text string) []Token {
 			if k := operatorAt(runes, i); k > 0 {
 				op := string(runes[i : i+k])
 				out = append(out, Token{Word: op, Stem: op})
+				spanOf(spans, len(out), i, i+k)
 				for i < n && strings.ContainsRune(operatorRunes, runes[i]) {
 					i++
 				}
@@ -84,6 +96,7 @@ func Tokenize(text string) []Token {
 			}
 			start = k + 1
 		}
+		spanOf(spans, len(out), i, j)
 		i = j
 		// Skip a possessive or contraction tail: 's, 't, 're, 've, 'll.
 		if i+1 < n && (runes[i] == '\'' || runes[i] == '’') && unicode.IsLetter(runes[i+1]) {
@@ -97,6 +110,17 @@ func Tokenize(text string) []Token {
 		}
 	}
 	return out
+}
+
+// spanOf records that the tokens up to the n-th are read from runes
+// [from, to).
+func spanOf(spans *[][2]int, n, from, to int) {
+	if spans == nil {
+		return
+	}
+	for len(*spans) < n {
+		*spans = append(*spans, [2]int{from, to})
+	}
 }
 
 // operatorRunes make up the operators of programming languages and
@@ -205,10 +229,12 @@ func IsNumber(w string) bool {
 }
 
 // stems memoizes Stem: the same few thousand words recur in every
-// question and passage. Bounded, since questions bring arbitrary words.
+// question and passage. Bounded, since questions bring arbitrary words. A
+// plain map under a read lock: reading a book looks up every word of it,
+// and a sync.Map's lookups cost several times as much.
 var (
-	stems     sync.Map
-	stemCount atomic.Int64
+	stemsMu sync.RWMutex
+	stems   = map[string]string{}
 )
 
 const maxCachedStems = 200_000
@@ -216,15 +242,18 @@ const maxCachedStems = 200_000
 // Stem reduces a word to the form matching compares. Numbers and
 // identifiers stay as they are.
 func Stem(w string) string {
-	if s, ok := stems.Load(w); ok {
-		return s.(string)
+	stemsMu.RLock()
+	s, ok := stems[w]
+	stemsMu.RUnlock()
+	if ok {
+		return s
 	}
-	s := computeStem(w)
-	if stemCount.Load() < maxCachedStems {
-		if _, loaded := stems.LoadOrStore(w, s); !loaded {
-			stemCount.Add(1)
-		}
+	s = computeStem(w)
+	stemsMu.Lock()
+	if len(stems) < maxCachedStems {
+		stems[w] = s
 	}
+	stemsMu.Unlock()
 	return s
 }
 

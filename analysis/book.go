@@ -50,7 +50,12 @@ type Book struct {
 
 // NewBook learns what the analysis needs of a book from its chunks, in
 // book order.
-func NewBook(chunks []rag.Chunk) *Book {
+func NewBook(chunks []rag.Chunk) *Book { return NewBookWith(chunks, nil) }
+
+// NewBookWith is NewBook given the associations an earlier NewBook of the
+// same chunks derived (Book.Associations), kept beside the book's index:
+// they are most of what learning a large book costs. nil derives them.
+func NewBookWith(chunks []rag.Chunk, related map[string][]Related) *Book {
 	bk := &Book{
 		chunks:  chunks,
 		pos:     map[string]int{},
@@ -100,9 +105,18 @@ func NewBook(chunks []rag.Chunk) *Book {
 		total += bk.length[i]
 	}
 	bk.avgLen = float64(total) / max(bk.n, 1)
-	bk.assoc = buildAssociations(bk)
+	if related != nil {
+		bk.assoc = &associations{rel: related}
+	} else {
+		bk.assoc = buildAssociations(bk)
+	}
 	return bk
 }
+
+// Associations returns the related words the book derived, by stem, to be
+// kept beside its index (see NewBookWith). The map is the book's: read it
+// only.
+func (bk *Book) Associations() map[string][]Related { return bk.assoc.rel }
 
 // Chunks returns the chunks the book was read from, in book order.
 func (bk *Book) Chunks() []rag.Chunk { return bk.chunks }

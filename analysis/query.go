@@ -27,10 +27,12 @@ type Term struct {
 }
 
 // Analyze turns a question into weighted subject terms.
-func (bk *Book) Analyze(question string) Query {
+func (bk *Book) Analyze(question string) Query { return bk.analyze(Tokenize(question)) }
+
+// analyze turns a question's tokens into weighted subject terms.
+func (bk *Book) analyze(toks []Token) Query {
 	var q Query
 	seen := map[string]bool{}
-	toks := Tokenize(question)
 	skipParts := false
 	for i, t := range toks {
 		if t.Part && skipParts {

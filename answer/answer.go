@@ -14,8 +14,8 @@
 package answer
 
 import (
-	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/textbook-rag/rag/analysis"
 )
@@ -24,12 +24,14 @@ import (
 // the tutor's evidence finder (tutor.EvidenceFinder).
 type Answerer struct {
 	book *analysis.Book
-	// units are each chunk's quotable units, split once, by id.
-	units map[string][]*unit
-	// headingStems are the stems of each heading the units sit under,
-	// by its text: every question weighs the headings of the sections it
-	// reads, and the same few hundred recur.
-	headingStems map[string]map[string]bool
+	// units are each chunk's quotable units, by its place in the book,
+	// split on first use (see chunkUnits): a start does not split the
+	// whole book, a question splits the chunks it reads.
+	units []atomic.Pointer[[]*unit]
+	// headingStems caches the stems of the headings questions weigh, by
+	// text (map[string]bool): the same few hundred recur.
+	headingStems sync.Map
+	nHeadings    atomic.Int64
 	// model weighs the candidate passages.
 	model *Model
 	// meaning, when set, gives the sentence model's vectors for the
@@ -44,39 +46,22 @@ type Answerer struct {
 // New builds the answerer of a book from what the analysis learnt of it,
 // with the embedded model.
 func New(book *analysis.Book) *Answerer {
-	ans := &Answerer{book: book, units: map[string][]*unit{}, headingStems: map[string]map[string]bool{}, model: DefaultModel()}
-	chunks := book.Chunks()
-	// Splitting is most of the cost of opening a book (a second for a
-	// thousand chunks) and each chunk's is its own, so the cores share it.
-	units := make([][]*unit, len(chunks))
-	var wg sync.WaitGroup
-	workers := runtime.GOMAXPROCS(0)
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < len(chunks); i += workers {
-				units[i] = splitUnits(chunks[i])
-			}
-		})
-	}
-	wg.Wait()
-	for i, c := range chunks {
-		ans.units[c.ID] = units[i]
-		for _, u := range ans.units[c.ID] {
-			if _, ok := ans.headingStems[u.heading.Text]; !ok {
-				ans.headingStems[u.heading.Text] = analysis.StemSet(u.heading.Text)
-			}
-		}
-	}
-	return ans
+	return &Answerer{book: book, units: make([]atomic.Pointer[[]*unit], len(book.Chunks())), model: DefaultModel()}
 }
 
-// headingStemSet is analysis.StemSet of a heading, from headingStems when
-// the book has that heading. Callers must not change it.
+// headingStemSet is analysis.StemSet of a heading, cached (up to
+// maxCachedHeadings texts). Callers must not change it.
 func (ans *Answerer) headingStemSet(heading string) map[string]bool {
-	if hs, ok := ans.headingStems[heading]; ok {
-		return hs
+	if hs, ok := ans.headingStems.Load(heading); ok {
+		return hs.(map[string]bool)
 	}
-	return analysis.StemSet(heading)
+	hs := analysis.StemSet(heading)
+	if ans.nHeadings.Load() < maxCachedHeadings+int64(len(ans.units)) {
+		if _, loaded := ans.headingStems.LoadOrStore(heading, hs); !loaded {
+			ans.nHeadings.Add(1)
+		}
+	}
+	return hs
 }
 
 // SetModel makes the answerer weigh its candidates with m (a model

@@ -45,11 +45,11 @@ func TestEvidence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ps := ans.Evidence(tt.q, all)
+			ps := ans.Evidence(ans.Read(tt.q), all)
 			if !tt.none {
-				r, units, cands := ans.prepare(tt.q, all)
+				r, units, cands := ans.prepare(ans.Read(tt.q), all)
 				if best := ans.best(cands); best != nil {
-					ps = ans.quote(r, units, all, windowsOf(cands, best.section))
+					ps = ans.quote(units, all, windowsOf(cands, best.section), r.wantsList)
 				}
 			}
 			if tt.none {
@@ -88,24 +88,24 @@ func TestSelectedEvidence(t *testing.T) {
 	ans := newAnswerer(testChunks)
 	sel := "- **stamp**: when the data was captured (not when it was published)\n- **frame_id**: the coordinate frame of the data"
 	q := "Is the stamp the time the message was published?"
-	holds, ps := ans.SelectionScore(q, sel)
+	holds, ps := ans.SelectionScore(ans.Read(q), sel)
 	if holds <= 0 || len(ps) == 0 || !strings.Contains(ps[0].Text, "captured") {
 		t.Fatalf("the selection holds the answer but scores %v with %d passages", holds, len(ps))
 	}
-	if other, _ := ans.SelectionScore("How does a LiDAR measure distance?", sel); other >= holds {
+	if other, _ := ans.SelectionScore(ans.Read("How does a LiDAR measure distance?"), sel); other >= holds {
 		t.Errorf("a selection that says nothing about LiDAR scores %v, the answering one %v", other, holds)
 	}
-	if shared, ps := ans.SelectionScore("What frame is the data in?", "The data."); shared != 0 || ps != nil {
+	if shared, ps := ans.SelectionScore(ans.Read("What frame is the data in?"), "The data."); shared != 0 || ps != nil {
 		t.Errorf("a shared word was taken as an answer: score %v", shared)
 	}
 	m := *ans.model
 	m.SelectedThreshold = holds
 	ans.SetModel(&m)
-	if len(ans.SelectedEvidence(q, sel)) == 0 {
+	if len(ans.SelectedEvidence(ans.Read(q), sel)) == 0 {
 		t.Error("a selection scoring the threshold was judged insufficient")
 	}
 	m.SelectedThreshold = math.Nextafter(holds, 2)
-	if ps := ans.SelectedEvidence(q, sel); len(ps) != 0 {
+	if ps := ans.SelectedEvidence(ans.Read(q), sel); len(ps) != 0 {
 		t.Error("a selection scoring below the threshold was answered from")
 	}
 }
@@ -118,7 +118,7 @@ func TestTopic(t *testing.T) {
 		"what is it?":                             "",
 	}
 	for q, want := range tests {
-		if got := ans.Topic(q); got != want {
+		if got := ans.Topic(ans.Read(q)); got != want {
 			t.Errorf("Topic(%q) = %q, want %q", q, got, want)
 		}
 	}
@@ -132,7 +132,7 @@ func TestAnswerType(t *testing.T) {
 		"What is a topic?":                          false,
 	}
 	for q, want := range tests {
-		if got := answerTypeOf(q) != nil; got != want {
+		if got := answerTypeOf(analysis.Tokenize(q)) != nil; got != want {
 			t.Errorf("answerTypeOf(%q) set = %v, want %v", q, got, want)
 		}
 	}

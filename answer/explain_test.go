@@ -67,7 +67,7 @@ func TestExplainSelection(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			exp, ok := ans.ExplainSelection(tt.question, tt.selected)
+			exp, ok := ans.ExplainSelection(ans.Read(tt.question), tt.selected)
 			if !ok {
 				t.Fatalf("%q was not taken as pointing at the selection", tt.question)
 			}
@@ -118,7 +118,7 @@ func TestExplainSelection(t *testing.T) {
 func TestExplainSelectionOnlyPointers(t *testing.T) {
 	ans := explainAnswerer(t)
 	for _, q := range []string{"When was the data captured?", "What does the stamp mean?", "Explain latency", "What does QoS stand for here?"} {
-		if _, ok := ans.ExplainSelection(q, stampSelection); ok {
+		if _, ok := ans.ExplainSelection(ans.Read(q), stampSelection); ok {
 			t.Errorf("%q asks something of the selection, but was explained", q)
 		}
 	}

@@ -48,7 +48,7 @@ func TestNamesAPI(t *testing.T) {
 		{"What rate does the humanoid controller run at?", "class HumanoidController(Node): runs the loop.", true},
 	}
 	for _, tt := range tests {
-		r := readQuestion(ans.book.Analyze(tt.q), tt.q)
+		r := ans.readQuestion(ans.Read(tt.q), ans.Read(tt.q).Query)
 		f := r.scoreUnits(selectionUnits(tt.text))
 		got := false
 		for _, n := range f.namesAPI {

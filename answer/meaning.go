@@ -72,8 +72,10 @@ func (ans *Answerer) SetMeaning(v Vectors) error {
 func (ans *Answerer) MeaningTexts() []string {
 	var out []string
 	seen := map[string]bool{}
+	ans.splitAll()
 	for _, c := range ans.book.Chunks() {
-		for _, u := range ans.units[c.ID] {
+		units, _ := ans.chunkUnits(c.ID)
+		for _, u := range units {
 			if h := headingText(c.ChapterTitle, u.heading.Text); !seen[h] {
 				seen[h] = true
 				out = append(out, h)

@@ -80,7 +80,7 @@ func TestMeaningFeatures(t *testing.T) {
 	v := &wordVectors{}
 	ans.SetMeaning(v)
 	all := allScored()
-	cands := ans.Candidates("What is a topic?", all)
+	cands := ans.Candidates(ans.Read("What is a topic?"), all)
 	if len(cands) == 0 {
 		t.Fatal("no candidates")
 	}
@@ -125,13 +125,13 @@ func TestMeaningFailureFallsBackToWords(t *testing.T) {
 	ans := newAnswerer(testChunks)
 	ans.SetMeaning(&wordVectors{fail: true})
 	all := allScored()
-	for _, c := range ans.Candidates("What is a topic?", all) {
+	for _, c := range ans.Candidates(ans.Read("What is a topic?"), all) {
 		if len(c.Features) != nFeatures {
 			t.Fatalf("%d features without vectors, want the %d word features", len(c.Features), nFeatures)
 		}
 	}
 	// The answerer still weighs the candidates (with the word-only model).
-	_, _, cands := ans.prepare("What is a topic?", all)
+	_, _, cands := ans.prepare(ans.Read("What is a topic?"), all)
 	if best := ans.best(cands); best == nil {
 		t.Fatal("no pick when the sentence model fails")
 	}

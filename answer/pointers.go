@@ -24,6 +24,10 @@ var (
 	leftWord = regexp.MustCompile(`[\pL\pN][\pL\pN'’-]*`)
 )
 
+// maxPointerWords: a line with more words than this besides its links
+// says something of its own ("See [the FAQ](...) for the causes of drift").
+const maxPointerWords = 2
+
 // pointsOnly reports a unit that is a link and little else: a list item
 // or line whose text, without its links, holds at most two words ("- [The
 // FAQ](...)", "* [Guide](...) (video)", "See [the FAQ](...)."), or any
@@ -41,7 +45,7 @@ func pointsOnly(u *unit, heading string) bool {
 		return false
 	}
 	words := leftWord.FindAllString(rest, -1)
-	if len(words) > 2 {
+	if len(words) > maxPointerWords {
 		return false
 	}
 	for _, w := range words {

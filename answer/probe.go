@@ -41,7 +41,7 @@ func headingTerm(h string) string {
 // opened by a symbol ("🎓 Expert Insight").
 func isName(term string) bool {
 	words := strings.Fields(term)
-	if len(words) == 0 || len(words) > 6 || strings.ContainsAny(term, "?!") {
+	if len(words) == 0 || len(words) > maxNameWords || strings.ContainsAny(term, "?!") {
 		return false
 	}
 	if r := []rune(term)[0]; !unicode.IsLetter(r) && !unicode.IsDigit(r) {
@@ -89,6 +89,7 @@ var markedTerm = regexp.MustCompile(`\*\*([^*\n]+)\*\*|__([^_\n]+)__|\*([^*\n]+)
 // with the sections that define it, in book order of their first
 // definition.
 func (ans *Answerer) DefinitionProbes() []Probe {
+	ans.splitAll()
 	type site struct {
 		term     string
 		sections []string
@@ -100,7 +101,8 @@ func (ans *Answerer) DefinitionProbes() []Probe {
 		// A quiz's or an exercise's label ("**Requirement**: ...") is no
 		// definition of the book's.
 		quiz := analysis.AssessmentTitle(c.ChapterTitle) || analysis.AssessmentTitle(c.SectionHeading)
-		for _, u := range ans.units[c.ID] {
+		units, _ := ans.chunkUnits(c.ID)
+		for _, u := range units {
 			n++
 			if len(u.defined) == 0 || u.asks || quiz || analysis.AssessmentTitle(u.heading.Text) || u.kind == row {
 				continue
@@ -177,7 +179,7 @@ func markedDefinedTerm(u *unit) string {
 				term = strings.TrimSpace(strings.Trim(g, " :.,;"))
 			}
 		}
-		if term == "" || len(term) > 60 || labelWords[strings.ToLower(term)] {
+		if term == "" || len(term) > maxTermChars || labelWords[strings.ToLower(term)] {
 			continue
 		}
 		stems := termStems(term)

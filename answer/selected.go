@@ -16,7 +16,7 @@ import (
 // a whole ("What does this mean?", "Summarise this") gets all of it; any
 // other question gets the sentences, items, rows and code that answer it.
 // Passages keep the reader's paragraphs and lines.
-func (ans *Answerer) SelectedEvidence(question, selected string) []rag.Passage {
+func (ans *Answerer) SelectedEvidence(question *analysis.Question, selected string) []rag.Passage {
 	score, passages := ans.SelectionScore(question, selected)
 	if score < ans.model.SelectedThreshold {
 		return nil
@@ -31,8 +31,9 @@ func (ans *Answerer) SelectedEvidence(question, selected string) []rag.Passage {
 // around it (see selectionScore). A question that only points at the
 // selection scores 1 and gets all of it. The fit chooses the threshold
 // on these scores.
-func (ans *Answerer) SelectionScore(question, selected string) (float64, []rag.Passage) {
-	q := ans.withoutPointers(ans.book.Analyze(question), question)
+func (ans *Answerer) SelectionScore(question *analysis.Question, selected string) (float64, []rag.Passage) {
+	question = ans.own(question)
+	q := ans.withoutPointers(question)
 	text := readerLines(selected)
 	// The reader chose the whole selection, so all of it is context for
 	// each of its sentences, more than the rest of a retrieved chunk is.
@@ -42,7 +43,7 @@ func (ans *Answerer) SelectionScore(question, selected string) (float64, []rag.P
 		// so it is the evidence, all of it.
 		return 1, selectionPassages(units)
 	}
-	score := selectionScore(q, question, units)
+	score := ans.selectionScore(question, q, units)
 	if score == 0 {
 		return 0, nil
 	}
@@ -172,9 +173,10 @@ func selectionPassages(units []*unit) []rag.Passage {
 // point at it ("this passage", "the example above", "in simpler words"):
 // they say where to look, not what the selection has to hold. A word is
 // dropped in whatever form the question resolved it to.
-func (ans *Answerer) withoutPointers(q analysis.Query, question string) analysis.Query {
+func (ans *Answerer) withoutPointers(question *analysis.Question) analysis.Query {
+	q := question.Terms
 	pointers := map[string]bool{}
-	for _, t := range analysis.Tokenize(question) {
+	for _, t := range question.Tokens {
 		// A part of a compound ("16-bit") is the compound's, not a pointer.
 		if t.Part || !analysis.SelectionWords[t.Word] {
 			continue
@@ -276,3 +278,130 @@ func startsCapital(line string) bool {
 	r, _ := utf8.DecodeRuneInString(t)
 	return unicode.IsUpper(r) || unicode.IsDigit(r)
 }
+
+// The selection's sufficiency rule. A reader's selection is judged by a
+// fixed rule, not by the answerer's model: the labelled books hold too
+// few selections to fit one, and the refusal spec asks for a plain
+// "does the selection hold the answer" check.
+const (
+	headingCredit = 0.7
+	sectionCredit = 0.5
+	leadCredit    = 0.7
+	// chunkCredit is the credit of a word elsewhere in a chunk (units of
+	// a chunk keep it; only a selection's rule reads credits).
+	chunkCredit = 0.25
+	// selectionCredit is the credit of a word elsewhere in the selection.
+	selectionCredit = 0.5
+	// stepPenalty: each further unit of a window must earn its place.
+	stepPenalty = 0.04
+	// noNumberFactor: a "how many" window that states no new number is
+	// unlikely to answer.
+	noNumberFactor = 0.8
+
+	// minStatedWords: a window the rule accepts states this many of the
+	// question's words itself, as the spec puts it "not merely a shared
+	// word" (all of a one-word question's).
+	minStatedWords = 2
+
+	// maxUnits bounds how far after a lead-in line ("Create the
+	// package:") the list or code block it introduces may reach.
+	maxUnits = 8
+)
+
+// selectionScore is the best score of a window (up to three consecutive
+// units) of a reader's selection: its share of the question's
+// information, counting the words around it at the credits above, for a
+// window that states two of the question's words itself ("not merely a
+// shared word") and the answer's type; 0 when no window does.
+func (ans *Answerer) selectionScore(question *analysis.Question, q analysis.Query, units []*unit) float64 {
+	r := ans.readQuestion(question, q)
+	best := 0.0
+	f := r.scoreUnits(units)
+	win := make([]float64, len(r.sl.stems))
+	for i := range units {
+		hasNum, hasType := false, false
+		prior := 1.0
+		copy(win, f.match[i])
+		for j := i; j < len(units) && j < i+maxWindow; j++ {
+			u := units[j]
+			if keyOf(u) != keyOf(units[i]) {
+				break
+			}
+			for k, x := range f.match[j] {
+				win[k] = max(win[k], x)
+			}
+			hasNum = hasNum || hasNewNumber(u.nums, r.qnums)
+			hasType = hasType || f.typed[j]
+			prior = min(prior, selectionPrior(u, r.wantsCode))
+			sc := coverageOf(&r.q, r.sl, win) * prior * (1 - stepPenalty*float64(j-i))
+			if r.q.WantsNumber && !hasNum {
+				sc *= noNumberFactor
+			}
+			// A unit states the answer type on its own or not at all.
+			if r.want != nil && !hasType {
+				continue
+			}
+			// Context credit stays below 1, so 1 means the text has it.
+			shared := 0
+			for _, k := range r.sl.term {
+				if win[k] == 1 {
+					shared++
+				}
+			}
+			if shared >= min(minStatedWords, len(r.q.Terms)) {
+				best = max(best, sc)
+			}
+		}
+	}
+	return best
+}
+
+// selectionPrior is the selection rule's discount for units that rarely
+// answer a question by themselves: restatements (learning objectives,
+// summaries), labels, and long code blocks unless the reader asked for
+// code.
+func selectionPrior(u *unit, wantsCode bool) float64 {
+	p := 1.0
+	switch {
+	case u.goal || u.asks:
+		p *= pointingPrior
+	case u.summary || u.overview:
+		p *= restatingPrior
+	}
+	switch u.kind {
+	case label:
+		p *= labelPrior
+	case code:
+		if !wantsCode {
+			p *= unaskedCodePrior
+		}
+		if u.lines > longCodeLines {
+			p *= longCodePrior
+		} else if u.lines > midCodeLines {
+			p *= midCodePrior
+		}
+	}
+	return p
+}
+
+// selectionPrior's discounts, set by hand with the rule's credits above
+// (the rule is fixed, not fitted: see headingCredit).
+const (
+	// pointingPrior: objectives say what a chapter will teach, and a quiz
+	// or an exercise asks what it taught: neither states it.
+	pointingPrior = 0.5
+	// restatingPrior: a summary or a module's overview restates what the
+	// chapters state, in fewer words.
+	restatingPrior = 0.8
+	// labelPrior: a line ending in ':' introduces what follows it.
+	labelPrior = 0.9
+	// unaskedCodePrior: code the reader did not ask for rarely answers.
+	unaskedCodePrior = 0.85
+	// A long program holds many words by chance: past midCodeLines lines
+	// a code block counts at midCodePrior, past longCodeLines at
+	// longCodePrior.
+	midCodeLines  = 25
+	midCodePrior  = 0.85
+	longCodeLines = 60
+	longCodePrior = 0.7
+)

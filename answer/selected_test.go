@@ -27,7 +27,7 @@ Durability decides what a late subscriber gets. Volatile sends it nothing old.
 func TestSelectedEvidenceTable(t *testing.T) {
 	ans := newAnswerer(testChunks)
 	sel := "An IMU measures acceleration.\n\nFriction by floor:\n\n| Floor | mu |\n|---|---|\n| Tile | 0.3 |\n| Wood | 0.5 |"
-	ps := ans.SelectedEvidence("Which mu does a wood floor have?", sel)
+	ps := ans.SelectedEvidence(ans.Read("Which mu does a wood floor have?"), sel)
 	var got []string
 	for _, p := range ps {
 		got = append(got, p.Text)
@@ -43,7 +43,7 @@ func TestSelectedEvidenceWholeSelection(t *testing.T) {
 	all := len(splitUnits(rag.Chunk{Text: qosSelection}))
 	for _, q := range []string{"What does this mean?", "Explain this passage in simpler words.", "explain", "Summarise this.", "what does this part say?"} {
 		t.Run(q, func(t *testing.T) {
-			ps := ans.SelectedEvidence(q, qosSelection)
+			ps := ans.SelectedEvidence(ans.Read(q), qosSelection)
 			if len(ps) != all {
 				t.Fatalf("%d passages, want the whole selection (%d)", len(ps), all)
 			}
@@ -83,7 +83,7 @@ func TestSelectedEvidenceAnswersThePart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ps := ans.SelectedEvidence(tt.q, qosSelection)
+			ps := ans.SelectedEvidence(ans.Read(tt.q), qosSelection)
 			if len(ps) == 0 {
 				t.Fatal("the selection holds the answer but was judged insufficient")
 			}
@@ -115,7 +115,7 @@ func TestWithoutPointers(t *testing.T) {
 	}
 	for question, want := range tests {
 		var got []string
-		for _, term := range ans.withoutPointers(ans.book.Analyze(question), question).Terms {
+		for _, term := range ans.withoutPointers(ans.Read(question)).Terms {
 			got = append(got, term.Stem)
 		}
 		if strings.Join(got, " ") != strings.Join(want, " ") {
@@ -130,7 +130,7 @@ func TestSelectedEvidenceInsufficient(t *testing.T) {
 		"How does a LiDAR measure distance?",
 		"What does this passage say about LiDAR range?",
 	} {
-		if ps := ans.SelectedEvidence(q, qosSelection); len(ps) != 0 {
+		if ps := ans.SelectedEvidence(ans.Read(q), qosSelection); len(ps) != 0 {
 			t.Errorf("%q: the selection does not answer, but %q was quoted", q, ps[0].Text)
 		}
 	}
@@ -184,7 +184,7 @@ func TestSelectedEvidenceKeepsReaderLines(t *testing.T) {
 	ans := newAnswerer(testChunks)
 	// As a browser copies a rendered page: no list markers, one line each.
 	sel := "Reliability settings:\nReliable resends lost messages\nBest effort sends once"
-	ps := ans.SelectedEvidence("What does this mean?", sel)
+	ps := ans.SelectedEvidence(ans.Read("What does this mean?"), sel)
 	if len(ps) != 3 {
 		t.Fatalf("%d passages, want the three lines the reader saw", len(ps))
 	}

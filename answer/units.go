@@ -2,6 +2,7 @@ package answer
 
 import (
 	"maps"
+	"path"
 	"regexp"
 	"strings"
 	"unicode"
@@ -9,6 +10,78 @@ import (
 	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/analysis"
 )
+
+// The unit stage: a chunk cut into the units an answer quotes, each
+// with what every later stage asks of it, worked out once when the
+// answerer is built (see New) and copied per search (see unitsOf).
+
+// unit is the smallest thing an answer quotes: a sentence, a list item, a
+// table row (with its header) or a whole code block.
+type unit struct {
+	text    string
+	kind    unitKind
+	heading rag.Heading
+	// lead is the line that introduces a list or code block ("Types:",
+	// "Create the package:"); its words are context for the unit.
+	lead  string
+	terms map[string]bool
+	// words and headingWords are the unit's text and its heading as
+	// phraseText writes them, spaces around, for the question's phrase.
+	words, headingWords string
+	ctx                 unitContext     // stems from heading, section, lead and text, with credit
+	nums                map[string]bool // the numbers the unit states
+	// subject is what the unit defines, when it reads as a definition.
+	subject map[string]bool
+	// defined is the term the unit defines in so many words, nil when it
+	// defines none (see definedTerm).
+	defined map[string]bool
+	// overview marks units of a module's index page, which restates what
+	// the chapters say.
+	overview bool
+	// glossary marks units of a glossary, whose headings are its terms.
+	glossary bool
+	// goal and summary classify the unit's heading, and lines counts the
+	// unit's line breaks: fixed per unit, so worked out once when it is cut.
+	goal, summary bool
+	// asks marks a question put to the reader (see asksReader).
+	asks bool
+	// points marks a link that only points elsewhere (see pointsOnly):
+	// quoted with its section, never a candidate.
+	points bool
+	lines  int
+	// para numbers the paragraph a sentence or label comes from, from 1.
+	para int
+	// up is how many units back the list item that holds this unit
+	// lies (its text indented under the item: a sub-item, a paragraph,
+	// a code block), 0 when no item holds it. An item is quoted with
+	// what it holds.
+	up int
+	// idents are the compound identifiers the unit uses
+	// (create_publisher, ImuPublisher).
+	idents []identifier
+	chunk  int // index into the chunks being searched
+	pos    int // position in book order within the search
+	score  float64
+}
+
+type unitKind int
+
+const (
+	sentence unitKind = iota
+	item
+	row
+	code
+	label // a short line ending in ':' that introduces what follows
+)
+
+// sectionKey names the section a unit belongs to within one search: its
+// chunk and its most specific heading.
+type sectionKey struct {
+	chunk   int
+	heading string
+}
+
+func keyOf(u *unit) sectionKey { return sectionKey{u.chunk, u.heading.Text} }
 
 var (
 	headingLine  = regexp.MustCompile(`^(#{2,6})\s+(.*?)\s*(\{#[^}]*\})?\s*$`)
@@ -118,7 +191,7 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 		nPara++
 		for _, s := range splitSentences(p) {
 			k := sentence
-			if strings.HasSuffix(s, ":") && len(s) < 80 {
+			if strings.HasSuffix(s, ":") && len(s) < maxLabelChars {
 				k = label
 			}
 			add(&unit{text: s, kind: k, para: nPara}, owner)
@@ -284,6 +357,15 @@ func isAbbreviation(s string) bool {
 	return false
 }
 
+// maxLabelChars: a sentence ending in ':' shorter than this is a label
+// that introduces what follows ("Types:", "Create the package:"); a longer
+// one states something itself.
+const maxLabelChars = 80
+
+// minIdentifierChars: a shorter compound ("to_x", "xY") is too common a
+// spelling to show the API a question asks about.
+const minIdentifierChars = 5
+
 // identifier is a compound identifier of a text (snake_case, camelCase):
 // its stem as a whole and the stems of its parts.
 type identifier struct {
@@ -300,7 +382,7 @@ func identifiersIn(text string) []identifier {
 		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_')
 	}) {
 		f = strings.Trim(f, "_")
-		if seen[f] || len(f) < 5 {
+		if seen[f] || len(f) < minIdentifierChars {
 			continue
 		}
 		seen[f] = true
@@ -373,4 +455,128 @@ func (c unitContext) credit(s string) float64 {
 		return c.allCredit
 	}
 	return 0
+}
+
+// unitsOf returns fresh copies of the chunks' units, numbered for one
+// search. A chunk of the book was split when the answerer was built;
+// another (a caller's own) is split now.
+func (ans *Answerer) unitsOf(chunks []rag.ScoredChunk) []*unit {
+	var units []*unit
+	for ci := range chunks {
+		c := &chunks[ci]
+		cached, ok := ans.chunkUnits(c.ID)
+		if i, _ := ans.book.Position(c.ID); !ok || ans.book.Chunks()[i].Text != c.Text {
+			cached = splitUnits(c.Chunk)
+		}
+		overview := path.Base(c.ChapterPath) == "index" && strings.Contains(c.ChapterPath, "/")
+		glossary := glossaryTitle.MatchString(c.ChapterTitle + " " + c.ChapterPath)
+		quiz := analysis.AssessmentTitle(c.ChapterTitle)
+		for _, u := range cached {
+			cp := *u
+			cp.chunk = ci
+			cp.overview = overview
+			cp.glossary = glossary
+			cp.asks = cp.asks || quiz
+			cp.pos = len(units)
+			units = append(units, &cp)
+		}
+	}
+	return units
+}
+
+// subjectOf is what a unit defines: a leading bold term ("**Stall
+// torque**: ..."), the subject of a sentence shaped "X is ..." or "X (...)
+// is ...", or else the unit's heading; as stems.
+func subjectOf(text, heading string) map[string]bool {
+	t := strings.TrimSpace(itemLine.ReplaceAllString(text, ""))
+	var subj string
+	if strings.HasPrefix(t, "**") {
+		if end := strings.Index(t[2:], "**"); end > 0 {
+			subj = t[2 : 2+end]
+		}
+	}
+	if labelWords[strings.ToLower(strings.Trim(subj, " :"))] {
+		// "**Definition**: ..." labels its line; the heading names it.
+		return analysis.StemSet(strings.TrimSpace(strings.Split(heading, "(")[0]))
+	}
+	if subj == "" {
+		if m := definitionShape.FindStringSubmatch(strings.ReplaceAll(t, "**", "")); m != nil {
+			subj = m[1]
+		}
+	}
+	if subj == "" {
+		subj = heading
+	}
+	return analysis.StemSet(strings.TrimSpace(strings.Split(subj, "(")[0]))
+}
+
+// definesSubject reports a unit that names what it defines with all of
+// the subject's words among the question's (see subjectOf).
+func definesSubject(u *unit, qstems map[string]bool) bool {
+	if len(u.subject) == 0 {
+		return false
+	}
+	for s := range u.subject {
+		if !qstems[s] {
+			return false
+		}
+	}
+	return true
+}
+
+// labelWords are bold line labels that say what kind of line follows,
+// not what it is about.
+var labelWords = map[string]bool{
+	"definition": true, "meaning": true, "example": true, "examples": true, "note": true,
+	"key idea": true, "key insight": true, "summary": true, "description": true, "in short": true,
+	"solution": true, "tip": true, "warning": true, "important": true, "goal": true, "tools": true,
+	"result": true, "output": true, "answer": true, "remember": true, "caution": true, "hint": true,
+	"problem": true, "task": true, "challenge": true, "purpose": true, "why": true, "how": true,
+	"features": true, "benefits": true, "advantages": true, "limitations": true, "use case": true,
+}
+
+// definitionShape matches "A topic is ...", "SDF (Simulation Description
+// Format) is ...", "Drift refers to ...": up to five words, then the verb.
+var definitionShape = regexp.MustCompile(`^(?:(?:A|An|The)\s+)?((?:[\w./-]+\s+){0,4}[\w./-]+)(?:\s+\([^)]*\))?\s+(?:is|are|means|refers to|describes)\s`)
+
+// asksReader reports a unit that puts a question to the reader rather
+// than stating something: a sentence ending in a question mark, a
+// multiple-choice option, or anything under a heading (or in a chapter,
+// see unitsOf) that marks a quiz, an exercise or a prompt for the reader.
+func asksReader(u *unit, heading string) bool {
+	t := strings.TrimSpace(strings.ReplaceAll(u.text, "**", ""))
+	// A table row ending in a question mark is a cell ("Must every
+	// message arrive?") that the row's other cells answer.
+	if u.kind != row && (strings.HasSuffix(t, "?") || choiceLine.MatchString(t)) {
+		return true
+	}
+	return analysis.AssessmentTitle(heading)
+}
+
+// choiceLine matches a multiple-choice option: "B) ...", "- c. ...",
+// "3. D) ...".
+var choiceLine = regexp.MustCompile(`^(?:[-*+]\s+)?(?:\d+[.)]\s+)?[A-Da-d][).]\s`)
+
+// goalHeading reports a section that points elsewhere rather than
+// teaching: what a chapter will teach (objectives, goals), what it needs
+// first (prerequisites) or what comes after it (next steps).
+func goalHeading(h string) bool {
+	h = strings.ToLower(h)
+	for _, w := range []string{"learning objective", "learning outcome", "learning goal", "chapter goal", "module goal", "lesson goal",
+		"you will learn", "you'll learn", "objectives", "prerequisite", "next step", "what's next", "what’s next"} {
+		if strings.Contains(h, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func summaryHeading(h string) bool {
+	h = strings.ToLower(h)
+	for _, w := range []string{"summary", "key takeaway", "overview", "key concepts", "introduction", "recap"} {
+		if strings.Contains(h, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -23,8 +23,9 @@ import (
 const FileName = "index.json"
 
 // formatVersion changes when the file's layout or the chunker's output
-// changes, so an index written by an older binary is rebuilt.
-const formatVersion = 1
+// changes, so an index written by an older binary is rebuilt. 2: the
+// index holds its sum.
+const formatVersion = 2
 
 // Index is an ingested book.
 type Index struct {
@@ -55,12 +56,22 @@ func Load(dir string) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", dir, err)
 	}
-	var ix Index
-	if err := json.Unmarshal(b, &ix); err != nil {
+	var st stored
+	if err := json.Unmarshal(b, &st); err != nil {
 		return nil, fmt.Errorf("load %s: corrupt index: %w", dir, err)
 	}
-	if ix.Version != formatVersion {
-		return nil, fmt.Errorf("load %s: index format %d, want %d: %w", dir, ix.Version, formatVersion, ErrNoIndex)
+	if st.Version != formatVersion {
+		return nil, fmt.Errorf("load %s: index format %d, want %d: %w", dir, st.Version, formatVersion, ErrNoIndex)
+	}
+	if st.Sum != st.sum() {
+		return nil, fmt.Errorf("load %s: %w", dir, ErrCorrupt)
+	}
+	ix := Index{Version: st.Version, Options: st.Options, Source: st.Source, Course: st.Course, Input: st.Input}
+	if err := json.Unmarshal(st.Book, &ix.Book); err != nil {
+		return nil, fmt.Errorf("load %s: corrupt index: book: %w", dir, err)
+	}
+	if err := json.Unmarshal(st.Chunks, &ix.Chunks); err != nil {
+		return nil, fmt.Errorf("load %s: corrupt index: chunks: %w", dir, err)
 	}
 	return &ix, nil
 }
@@ -159,7 +170,7 @@ func Save(ctx context.Context, dir string, book rag.Book, chunks []rag.Chunk, o 
 			return false, &OtherBookError{Dir: dir, Have: old.Source, Want: o.Source}
 		}
 	}
-	b, err := json.Marshal(Index{Version: formatVersion, Book: book, Chunks: chunks, Options: o.Options, Source: o.Source, Course: o.Course, Input: o.Input})
+	b, err := encode(book, chunks, o)
 	if err != nil {
 		return false, fmt.Errorf("save index: %w", err)
 	}
@@ -218,6 +229,7 @@ const StaleAge = 10 * time.Minute
 // one is stale; when another process holds it, only the old ones are.
 // Without temp files it takes no lock: taking it writes the lock file.
 func cleanTemp(dir string) {
+	removeStaleDerived(dir)
 	if paths, _ := filepath.Glob(filepath.Join(dir, FileName+".*.tmp")); len(paths) == 0 {
 		return
 	}

@@ -42,10 +42,7 @@ type Explained struct {
 // Rate is the share of the selections the book adds a lead-in or a
 // definition to.
 func (e Explained) Rate() float64 {
-	if e.Selections == 0 {
-		return 0
-	}
-	return float64(e.Either) / float64(e.Selections)
+	return share(e.Either, e.Selections)
 }
 
 // ExplainedOf asks ExplainQuestion of the selection of every
@@ -107,20 +104,11 @@ func WriteExplainedTable(w io.Writer, rows []Explained) error {
 	sw := &stickyWriter{w: w}
 	t := newTable()
 	fmt.Fprintf(t, "book\tselections (%q)\trefused\tlead-in\tdefinition\tlead-in or definition\trelated sections\tnothing more\tanswer terms kept\n", ExplainQuestion)
-	var sum Explained
 	for _, r := range rows {
 		writeExplainedRow(t, r.Book, r)
-		sum.Selections += r.Selections
-		sum.Refused += r.Refused
-		sum.LeadIn += r.LeadIn
-		sum.Definition += r.Definition
-		sum.Either += r.Either
-		sum.Related += r.Related
-		sum.NothingMore += r.NothingMore
-		sum.Whole += r.Whole
 	}
 	if len(rows) > 1 {
-		writeExplainedRow(t, "all", sum)
+		writeExplainedRow(t, "all", total(rows))
 	}
 	t.flush(sw)
 	return sw.err

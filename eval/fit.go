@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/analysis"
 	"github.com/textbook-rag/rag/answer"
 	"github.com/textbook-rag/rag/extractive"
 	"github.com/textbook-rag/rag/logistic"
@@ -158,16 +159,18 @@ type recorder struct {
 	hit  bool
 }
 
-func (r *recorder) Evidence(question string, chunks []rag.ScoredChunk) []rag.Passage {
+func (r *recorder) Read(question string) *analysis.Question { return r.ans.Read(question) }
+
+func (r *recorder) Evidence(question *analysis.Question, chunks []rag.ScoredChunk) []rag.Passage {
 	r.seen, r.hit = r.ans.Candidates(question, chunks), true
 	return nil
 }
 
-func (r *recorder) SelectedEvidence(question, selected string) []rag.Passage {
+func (r *recorder) SelectedEvidence(question *analysis.Question, selected string) []rag.Passage {
 	return r.ans.SelectedEvidence(question, selected)
 }
 
-func (r *recorder) Topic(question string) string { return r.ans.Topic(question) }
+func (r *recorder) Topic(question *analysis.Question) string { return r.ans.Topic(question) }
 
 // Collect runs the questions without selected text through a copy of t
 // whose evidence finder records the candidates, and labels each
@@ -222,7 +225,7 @@ func Collect(ctx context.Context, book string, t *tutor.Tutor, ans *answer.Answe
 // labelSelection scores a question's selection and labels answering it
 // as eval would score the tutor's answer from it.
 func labelSelection(ctx context.Context, ans *answer.Answerer, q Question) (Selection, error) {
-	score, passages := ans.SelectionScore(q.Question, q.SelectedText)
+	score, passages := ans.SelectionScore(ans.Read(q.Question), q.SelectedText)
 	sel := Selection{ID: q.ID, Score: score, Refuse: q.Expect != "answer"}
 	if sel.Refuse || len(passages) == 0 {
 		return sel, nil

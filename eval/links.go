@@ -34,10 +34,7 @@ type Links struct {
 // Rate is the share of the refused answerable questions whose gold
 // section is among the links.
 func (l Links) Rate() float64 {
-	if l.Refused == 0 {
-		return 0
-	}
-	return float64(l.Gold) / float64(l.Refused)
+	return share(l.Gold, l.Refused)
 }
 
 // LinksOf searches, as the widget does, for every question of rep the
@@ -95,17 +92,11 @@ func WriteLinksTable(w io.Writer, rows []Links) error {
 	sw := &stickyWriter{w: w}
 	t := newTable()
 	fmt.Fprintln(t, "book\trefused answerable (insufficient_context)\toffered sections\tgold section among them\tmust-refuse offered sections")
-	var sum Links
 	for _, r := range rows {
 		writeLinksRow(t, r.Book, r)
-		sum.Refused += r.Refused
-		sum.Offered += r.Offered
-		sum.Gold += r.Gold
-		sum.MustRefuse += r.MustRefuse
-		sum.MustRefuseOffered += r.MustRefuseOffered
 	}
 	if len(rows) > 1 {
-		writeLinksRow(t, "all", sum)
+		writeLinksRow(t, "all", total(rows))
 	}
 	t.flush(sw)
 	if len(rows) > 0 {

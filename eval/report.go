@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -476,4 +477,20 @@ func WriteBookTable(w io.Writer, rows []BookFigures) error {
 	}
 	t.flush(sw)
 	return sw.err
+}
+
+// total is a table's total row: every whole-number field of the rows
+// added up, the others (the book's name) left zero.
+func total[T any](rows []T) T {
+	var sum T
+	s := reflect.ValueOf(&sum).Elem()
+	for _, r := range rows {
+		v := reflect.ValueOf(r)
+		for i := range s.NumField() {
+			if f := s.Field(i); f.Kind() == reflect.Int {
+				f.SetInt(f.Int() + v.Field(i).Int())
+			}
+		}
+	}
+	return sum
 }

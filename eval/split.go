@@ -122,18 +122,8 @@ func WriteSplitTable(w io.Writer, rows []Split) error {
 	sw := &stickyWriter{w: w}
 	t := newTable()
 	fmt.Fprintln(t, "book\tworded\tgates\tno right candidate (gold, short quote)\tright not picked (2nd)\tright pick\tanswered\twrong")
-	tot := Split{Book: "total"}
-	for _, r := range rows {
-		tot.Worded += r.Worded
-		tot.Gates += r.Gates
-		tot.NoRight += r.NoRight
-		tot.GoldShort += r.GoldShort
-		tot.Missed += r.Missed
-		tot.Second += r.Second
-		tot.Picked += r.Picked
-		tot.Answered += r.Answered
-		tot.Wrong += r.Wrong
-	}
+	tot := total(rows)
+	tot.Book = "total"
 	for _, r := range append(rows, tot) {
 		share := func(n int) string { return fmt.Sprintf("%d %s", n, pct(float64(n)/float64(max(r.Worded, 1)))) }
 		fmt.Fprintf(t, "%s\t%d\t%s\t%s (%d)\t%s (%d)\t%s\t%s\t%d\n", r.Book, r.Worded, share(r.Gates), share(r.NoRight), r.GoldShort,

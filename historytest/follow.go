@@ -27,9 +27,7 @@ func followForward(t *testing.T, h Store) {
 	ctx := context.Background()
 	const each, limit = 40, 7
 	sid := uuid.NewString()
-	if err := h.AppendExchange(ctx, sid, question("q start"), answer("a start")); err != nil {
-		t.Fatal(err)
-	}
+	appendOK(t, h, sid, question("q start"), answer("a start"))
 	first, err := h.MessagesPage(ctx, sid, rag.PageQuery{Limit: 2})
 	if err != nil || len(first.Messages) != 2 {
 		t.Fatalf("first page: %+v, %v", first, err)
@@ -82,10 +80,7 @@ func followForward(t *testing.T, h Store) {
 		}
 	}
 
-	all, err := h.Messages(ctx, sid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := messagesOK(t, h, sid)
 	if want := 2 + 2*FollowWriters*each; len(all) != want {
 		t.Fatalf("the session holds %d messages, want %d", len(all), want)
 	}

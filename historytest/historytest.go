@@ -71,7 +71,6 @@ func question(text string) rag.Message { return rag.Message{Role: "user", Conten
 func answer(text string) rag.Message { return rag.Message{Role: "assistant", Content: text} }
 
 func exchangeRoundTrip(t *testing.T, h Store) {
-	ctx := context.Background()
 	sid := uuid.NewString()
 	sources := []rag.Source{
 		{ChunkID: "m1-c2-0", ModuleID: "module-1", ChapterID: "chapter-2", SectionHeading: "Topics", Anchor: "topics", Score: 0.875},
@@ -79,19 +78,12 @@ func exchangeRoundTrip(t *testing.T, h Store) {
 	}
 	q := rag.Message{ID: uuid.NewString(), SessionID: sid, Role: "user", Content: "What is a topic?", CreatedAt: T0.Add(-time.Second)}
 	a := rag.Message{ID: uuid.NewString(), SessionID: sid, Role: "assistant", Content: "A named bus.", Sources: sources, CreatedAt: T0}
-	if err := h.AppendExchange(ctx, sid, q, a); err != nil {
-		t.Fatal(err)
-	}
+	appendOK(t, h, sid, q, a)
 	// A refusal, times and ids from the history.
 	rq := question("What is the weather?")
 	ra := rag.Message{Role: "assistant", Content: "Out of scope.", WasRefusal: true, RefusalReason: reason(rag.OutOfScope)}
-	if err := h.AppendExchange(ctx, sid, rq, ra); err != nil {
-		t.Fatal(err)
-	}
-	got, err := h.Messages(ctx, sid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	appendOK(t, h, sid, rq, ra)
+	got := messagesOK(t, h, sid)
 	if len(got) != 4 {
 		t.Fatalf("got %d messages, want 4", len(got))
 	}
@@ -148,31 +140,21 @@ func messagesErrors(t *testing.T, h Store) {
 // reader paging forward must never find a message placed behind its
 // cursor.
 func ordering(t *testing.T, h Store) {
-	ctx := context.Background()
 	sid := uuid.NewString()
 	// Equal timestamps: insertion order.
 	for i := range 3 {
-		if err := h.AppendExchange(ctx, sid, question(fmt.Sprint("q", i)), answer(fmt.Sprint("a", i))); err != nil {
-			t.Fatal(err)
-		}
+		appendOK(t, h, sid, question(fmt.Sprint("q", i)), answer(fmt.Sprint("a", i)))
 	}
 	// An answer dated before its question comes after it, at its time.
 	q := rag.Message{Role: "user", Content: "q3", CreatedAt: T0.Add(2 * time.Second)}
 	a := rag.Message{Role: "assistant", Content: "a3", CreatedAt: T0.Add(time.Second)}
-	if err := h.AppendExchange(ctx, sid, q, a); err != nil {
-		t.Fatal(err)
-	}
+	appendOK(t, h, sid, q, a)
 	// An exchange dated earlier than the others, written last, is listed
 	// last, with its own date.
 	q = rag.Message{Role: "user", Content: "early q", CreatedAt: T0.Add(-time.Minute)}
 	a = rag.Message{Role: "assistant", Content: "early a", CreatedAt: T0.Add(-time.Minute)}
-	if err := h.AppendExchange(ctx, sid, q, a); err != nil {
-		t.Fatal(err)
-	}
-	msgs, err := h.Messages(ctx, sid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	appendOK(t, h, sid, q, a)
+	msgs := messagesOK(t, h, sid)
 	var got []string
 	for _, m := range msgs {
 		got = append(got, m.Content)
@@ -239,9 +221,7 @@ func appendExchangeAtomic(t *testing.T, h Store) {
 	ctx := context.Background()
 	sid := uuid.NewString()
 	first := rag.Message{ID: uuid.NewString(), Role: "user", Content: "first q"}
-	if err := h.AppendExchange(ctx, sid, first, answer("first a")); err != nil {
-		t.Fatal(err)
-	}
+	appendOK(t, h, sid, first, answer("first a"))
 	// The answer reuses the first question's id: its insert fails after the
 	// question's succeeded.
 	q := rag.Message{ID: uuid.NewString(), Role: "user", Content: "second q"}
@@ -253,10 +233,7 @@ func appendExchangeAtomic(t *testing.T, h Store) {
 	if code := rag.ErrorCode(err); code != rag.EINTERNAL {
 		t.Errorf("error code %s, want %s", code, rag.EINTERNAL)
 	}
-	msgs, err := h.Messages(ctx, sid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	msgs := messagesOK(t, h, sid)
 	if len(msgs) != 2 || msgs[0].Content != "first q" || msgs[1].Content != "first a" {
 		t.Errorf("messages after a failed exchange: %+v", msgs)
 	}
@@ -303,10 +280,7 @@ func concurrentAppend(t *testing.T, h Store) {
 	for err := range errs {
 		t.Error(err)
 	}
-	msgs, err := h.Messages(ctx, sid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	msgs := messagesOK(t, h, sid)
 	if len(msgs) != 2*workers*each {
 		t.Fatalf("%d messages, want %d", len(msgs), 2*workers*each)
 	}
@@ -369,10 +343,7 @@ func concurrentExchangesLinked(t *testing.T, h Store) {
 		})
 	}
 	wg.Wait()
-	msgs, err := h.Messages(ctx, sid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	msgs := messagesOK(t, h, sid)
 	CheckLinks(t, msgs, 16)
 
 	bad := answer("a99")
@@ -403,9 +374,7 @@ func deleteSessionsBefore(t *testing.T, h Store) {
 	for name, ages := range sessions {
 		ids[name] = uuid.NewString()
 		for _, ago := range ages {
-			if err := h.AppendExchange(ctx, ids[name], at("q", ago, "user"), at("a", ago, "assistant")); err != nil {
-				t.Fatal(err)
-			}
+			appendOK(t, h, ids[name], at("q", ago, "user"), at("a", ago, "assistant"))
 		}
 	}
 	n, err := p.DeleteSessionsBefore(ctx, T0.Add(-90*day))
@@ -427,4 +396,23 @@ func deleteSessionsBefore(t *testing.T, h Store) {
 	if n, err := p.DeleteSessionsBefore(ctx, T0.Add(-90*day)); err != nil || n != 0 {
 		t.Errorf("second prune = %d, %v; want 0", n, err)
 	}
+}
+
+// appendOK appends an exchange to session sid, failing the test on an
+// error.
+func appendOK(t *testing.T, h rag.History, sid string, q, a rag.Message) {
+	t.Helper()
+	if err := h.AppendExchange(context.Background(), sid, q, a); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// messagesOK lists session sid's messages, failing the test on an error.
+func messagesOK(t *testing.T, h rag.History, sid string) []rag.Message {
+	t.Helper()
+	msgs, err := h.Messages(context.Background(), sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msgs
 }

@@ -13,10 +13,7 @@ import (
 func CheckOrder(t *testing.T, h rag.History, sid string, want ...string) {
 	t.Helper()
 	ctx := context.Background()
-	msgs, err := h.Messages(ctx, sid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	msgs := messagesOK(t, h, sid)
 	if got := contents(msgs); !reflect.DeepEqual(got, want) {
 		t.Fatalf("session %s lists %q, want %q", sid, got, want)
 	}

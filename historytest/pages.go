@@ -21,24 +21,15 @@ func messagePages(t *testing.T, h Store) {
 	ctx := context.Background()
 	sid := uuid.NewString()
 	for i := range 5 {
-		if err := h.AppendExchange(ctx, sid, question(fmt.Sprint("q", i)), answer(fmt.Sprint("a", i))); err != nil {
-			t.Fatal(err)
-		}
+		appendOK(t, h, sid, question(fmt.Sprint("q", i)), answer(fmt.Sprint("a", i)))
 	}
 	// Dated before the others, written last: listed last.
 	q := rag.Message{Role: "user", Content: "early q", CreatedAt: T0.Add(-time.Minute)}
 	a := rag.Message{Role: "assistant", Content: "early a", CreatedAt: T0.Add(-time.Minute)}
-	if err := h.AppendExchange(ctx, sid, q, a); err != nil {
-		t.Fatal(err)
-	}
+	appendOK(t, h, sid, q, a)
 	// Another session's messages never show.
-	if err := h.AppendExchange(ctx, uuid.NewString(), question("other q"), answer("other a")); err != nil {
-		t.Fatal(err)
-	}
-	all, err := h.Messages(ctx, sid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	appendOK(t, h, uuid.NewString(), question("other q"), answer("other a"))
+	all := messagesOK(t, h, sid)
 	if len(all) != 12 {
 		t.Fatalf("Messages: %d messages, want 12", len(all))
 	}
@@ -108,13 +99,9 @@ func messagePageErrors(t *testing.T, h Store) {
 	sid, other := uuid.NewString(), uuid.NewString()
 	qid := uuid.NewString()
 	q := rag.Message{ID: qid, Role: "user", Content: "q"}
-	if err := h.AppendExchange(ctx, sid, q, answer("a")); err != nil {
-		t.Fatal(err)
-	}
+	appendOK(t, h, sid, q, answer("a"))
 	oq := rag.Message{ID: uuid.NewString(), Role: "user", Content: "other q"}
-	if err := h.AppendExchange(ctx, other, oq, answer("other a")); err != nil {
-		t.Fatal(err)
-	}
+	appendOK(t, h, other, oq, answer("other a"))
 	tests := []struct {
 		name, sid   string
 		q           rag.PageQuery

@@ -76,9 +76,7 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 	}
 	format := r.URL.Query().Get("format")
 	if format != "" && format != "json" && format != "html" {
-		e := rag.Errorf(rag.EINVALID, "format must be html or json")
-		e.Details = map[string]any{"field": "format"}
-		s.writeError(w, r, e)
+		s.writeError(w, r, invalid("format", "format must be html or json"))
 		return
 	}
 	rep, err := s.Report.Build(r.Context(), d)

@@ -115,12 +115,26 @@ func jsonError(err error) error {
 		if typ.Field == "" {
 			return rag.Errorf(rag.EINVALID, "the request body must be a JSON object")
 		}
-		e := rag.Errorf(rag.EINVALID, "%s must be a string", typ.Field)
-		e.Details = map[string]any{"field": typ.Field}
+		e := invalid(typ.Field, "%s must be a string", typ.Field)
 		return e
 	default:
 		return rag.Errorf(rag.EINVALID, "the request body is not valid JSON")
 	}
+}
+
+// invalid is an EINVALID error about one field of the request, named in
+// its details so that clients need not read the message.
+func invalid(field, format string, args ...any) *rag.Error {
+	e := rag.Errorf(rag.EINVALID, format, args...)
+	e.Details = map[string]any{"field": field}
+	return e
+}
+
+// limitError rejects a ?limit= that is not a whole number from 1 to max.
+func limitError(max int) *rag.Error {
+	e := invalid("limit", "limit must be a whole number from 1 to %d", max)
+	e.Details["max"] = max
+	return e
 }
 
 func (s *Server) ready() error {
@@ -130,11 +144,13 @@ func (s *Server) ready() error {
 	return nil
 }
 
-// handleChat answers POST /api/chat.
-func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+// startChat is the start both chat handlers share: the tutor must be
+// ready, the request well formed, and a session that is not new must have
+// room for another exchange. It has written the error when ok is false.
+func (s *Server) startChat(w http.ResponseWriter, r *http.Request) (req rag.ChatRequest, fresh, ok bool) {
 	if err := s.ready(); err != nil {
 		s.writeError(w, r, err)
-		return
+		return req, false, false
 	}
 	req, fresh, err := s.decodeChat(w, r)
 	if err == nil && !fresh {
@@ -142,6 +158,15 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.writeError(w, r, err)
+		return req, fresh, false
+	}
+	return req, fresh, true
+}
+
+// handleChat answers POST /api/chat.
+func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+	req, _, ok := s.startChat(w, r)
+	if !ok {
 		return
 	}
 	asked := s.Now()
@@ -253,8 +278,7 @@ func (s *Server) storedExchange(r *http.Request, req rag.ChatRequest, qid string
 		switch {
 		case m.ID == qid:
 			if m.Content != req.Question {
-				e := rag.Errorf(rag.EINVALID, "request_id %s was already used for another question; send a new one with each question", req.RequestID)
-				e.Details = map[string]any{"field": "request_id"}
+				e := invalid("request_id", "request_id %s was already used for another question; send a new one with each question", req.RequestID)
 				return resp, false, e
 			}
 			asked = true
@@ -310,17 +334,18 @@ func historyError(err error) error {
 // ordinary JSON error response; after it, an "error" event with the error
 // body ends the stream.
 func (s *Server) handleChatStream(w http.ResponseWriter, r *http.Request) {
-	if err := s.ready(); err != nil {
-		s.writeError(w, r, err)
+	req, fresh, ok := s.startChat(w, r)
+	if !ok {
 		return
 	}
-	req, fresh, err := s.decodeChat(w, r)
-	if err == nil && !fresh {
-		err = s.checkRoom(r, req.SessionID)
-	}
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+	if !fresh && req.RequestID != "" {
+		// A request id reused for another question is refused before the
+		// stream starts, with the status the plain endpoint gives it, not
+		// as an error event after the answer.
+		if _, _, err := s.storedExchange(r, req, rag.QuestionID(s.Book, req.SessionID, req.RequestID)); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 	}
 	sw := &sseWriter{w: w, rc: http.NewResponseController(w), r: r}
 	markStream(r, sw)

@@ -30,6 +30,16 @@ type messageOut struct {
 	CreatedAt     time.Time          `json:"created_at"`
 }
 
+// pathID is the request path's {id}, a UUID; when it is not one, pathID
+// writes an EINVALID error with message naming the field, and ok is false.
+func (s *Server) pathID(w http.ResponseWriter, r *http.Request, message string) (id string, ok bool) {
+	id, ok = rag.ParseUUID(r.PathValue("id"))
+	if !ok {
+		s.writeError(w, r, invalid("id", "%s", message))
+	}
+	return id, ok
+}
+
 // handleMessages answers GET /api/chat/sessions/{id}/messages with one
 // page of the session: ?limit= (default rag.DefaultMessagesPage, at most
 // rag.MaxMessagesPage), and at most one of ?before= and ?after=, a message
@@ -40,11 +50,8 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, rag.Errorf(rag.EUNAVAILABLE, "The chat history is not available."))
 		return
 	}
-	id, ok := rag.ParseUUID(r.PathValue("id"))
+	id, ok := s.pathID(w, r, "session id must be a UUID (8-4-4-4-12 hex digits)")
 	if !ok {
-		e := rag.Errorf(rag.EINVALID, "session id must be a UUID (8-4-4-4-12 hex digits)")
-		e.Details = map[string]any{"field": "id"}
-		s.writeError(w, r, e)
 		return
 	}
 	q, err := pageQuery(r)
@@ -123,9 +130,7 @@ func pageQuery(r *http.Request) (rag.PageQuery, error) {
 	if l, ok := v["limit"]; ok {
 		n, err := strconv.Atoi(l[0])
 		if err != nil || n < 1 || n > rag.MaxMessagesPage {
-			e := rag.Errorf(rag.EINVALID, "limit must be a whole number from 1 to %d", rag.MaxMessagesPage)
-			e.Details = map[string]any{"field": "limit", "max": rag.MaxMessagesPage}
-			return q, e
+			return q, limitError(rag.MaxMessagesPage)
 		}
 		q.Limit = n
 	}
@@ -152,9 +157,7 @@ func (s *Server) handleChunks(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	mods, ok := q["module_id"]
 	if !ok {
-		e := rag.Errorf(rag.EINVALID, "module_id is required (an empty value selects the book root)")
-		e.Details = map[string]any{"field": "module_id"}
-		s.writeError(w, r, e)
+		s.writeError(w, r, invalid("module_id", "module_id is required (an empty value selects the book root)"))
 		return
 	}
 	f := rag.ChunkFilter{ModuleID: mods[0], ChapterID: q.Get("chapter_id")}

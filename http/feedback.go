@@ -27,11 +27,8 @@ func (s *Server) handleFeedback(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, rag.Errorf(rag.EUNAVAILABLE, "Feedback is not available."))
 		return
 	}
-	mid, ok := rag.ParseUUID(r.PathValue("id"))
+	mid, ok := s.pathID(w, r, "message id must be a UUID")
 	if !ok {
-		e := rag.Errorf(rag.EINVALID, "message id must be a UUID")
-		e.Details = map[string]any{"field": "id"}
-		s.writeError(w, r, e)
 		return
 	}
 	body, err := s.readBody(w, r)
@@ -55,9 +52,7 @@ func (s *Server) handleFeedback(w http.ResponseWriter, r *http.Request) {
 	}
 	for field, v := range map[string]*string{"session_id": in.SessionID, "rating": in.Rating} {
 		if v == nil || *v == "" {
-			e := rag.Errorf(rag.EINVALID, "%s is required", field)
-			e.Details = map[string]any{"field": field}
-			s.writeError(w, r, e)
+			s.writeError(w, r, invalid(field, "%s is required", field))
 			return
 		}
 	}
@@ -66,9 +61,7 @@ func (s *Server) handleFeedback(w http.ResponseWriter, r *http.Request) {
 		f.Comment = *in.Comment
 	}
 	if _, ok := rag.ParseUUID(*in.SessionID); !ok {
-		e := rag.Errorf(rag.EINVALID, "session_id must be a UUID")
-		e.Details = map[string]any{"field": "session_id"}
-		s.writeError(w, r, e)
+		s.writeError(w, r, invalid("session_id", "session_id must be a UUID"))
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.HistoryTimeout)

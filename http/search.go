@@ -51,9 +51,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	if l, ok := v["limit"]; ok {
 		n, err := strconv.Atoi(l[0])
 		if err != nil || n < 1 {
-			e := rag.Errorf(rag.EINVALID, "limit must be a whole number from 1 to %d", rag.MaxSearchResults)
-			e.Details = map[string]any{"field": "limit", "max": rag.MaxSearchResults}
-			s.writeError(w, r, e)
+			s.writeError(w, r, limitError(rag.MaxSearchResults))
 			return
 		}
 		q.Limit = n
@@ -61,9 +59,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 	if c, ok := v["confident"]; ok {
 		b, err := strconv.ParseBool(c[0])
 		if err != nil {
-			e := rag.Errorf(rag.EINVALID, "confident must be true or false (1 or 0)")
-			e.Details = map[string]any{"field": "confident"}
-			s.writeError(w, r, e)
+			s.writeError(w, r, invalid("confident", "confident must be true or false (1 or 0)"))
 			return
 		}
 		q.Confident = b

@@ -19,7 +19,6 @@ import (
 	"cmp"
 	"context"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,10 +41,6 @@ type Index struct {
 	termChapters map[string][]string
 	chapterDocs  map[string][]int
 }
-
-// emphasis matches a span set in bold or italics ("**topic**",
-// "*scaffolding*", "__SLAM__"), up to a few words.
-var emphasis = regexp.MustCompile(`\*\*([^*\n]{1,60})\*\*|__([^_\n]{1,60})__|(?:^|[\s(])\*([^*\s][^*\n]{0,58})\*`)
 
 // posting is one chunk holding a stem, with what ranking needs of it.
 type posting struct {
@@ -90,9 +85,7 @@ func New(book *analysis.Book) *Index {
 		}
 		// A term the text sets in bold or italics is one of its subjects,
 		// as a heading's words are: a glossary entry, a definition.
-		for _, m := range emphasis.FindAllStringSubmatch(c.Text, -1) {
-			heads += " " + m[1] + m[2] + m[3]
-		}
+		emphasized(c.Text, func(text string) { heads += " " + text })
 		for _, t := range analysis.Tokenize(heads) {
 			if !analysis.Stopwords[t.Word] {
 				d.head[t.Stem] = true
@@ -108,7 +101,13 @@ func New(book *analysis.Book) *Index {
 		ix.chapterDocs[c.ChapterPath] = append(ix.chapterDocs[c.ChapterPath], i)
 		terms := book.Terms(i)
 		for s := range terms {
-			ix.postings[s] = append(ix.postings[s], posting{doc: i, tf: terms[s], head: d.head[s]})
+			ps := ix.postings[s]
+			if ps == nil {
+				// A stem's postings are as many as the chunks holding it:
+				// sized once, without the slack of growing.
+				ps = make([]posting, 0, book.DF(s))
+			}
+			ix.postings[s] = append(ps, posting{doc: i, tf: terms[s], head: d.head[s]})
 		}
 		ix.docs[i] = d
 	}
@@ -130,34 +129,37 @@ func (ix *Index) Retrieve(ctx context.Context, question string, k int) ([]rag.Sc
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	q := analysis.Focus(ix.book.Analyze(question), question)
-	return ix.retrieve(q, k), nil
+	return ix.retrieve(ix.book.Read(question).Query, k), nil
 }
 
-// calibrated maps coverage onto the refusal spec's scale. Coverage counts
-// every word the book never uses at full weight against the question, so
-// it runs low: a chunk that holds three fifths of a question's information
-// is a confident match (0.7), one that holds less than two fifths has
-// nothing relevant (0.5). Linear in between and above; 0 and 1 stay put.
-func calibrated(coverage float64) float64 {
-	switch {
-	case coverage <= 0.4:
-		return coverage * 0.5 / 0.4
-	case coverage <= 0.6:
-		return 0.5 + (coverage-0.4)*(0.2/0.2)
-	default:
-		return 0.7 + (coverage-0.6)*(0.3/0.4)
+// RetrieveQuestion is Retrieve for a question the tutor has read once
+// (see analysis.Question): it is not tokenized again. A question read by
+// another book is read again with this one's statistics.
+func (ix *Index) RetrieveQuestion(ctx context.Context, q *analysis.Question, k int) ([]rag.ScoredChunk, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
+	if !q.ReadBy(ix.book) {
+		q = ix.book.Read(q.Text)
+	}
+	return ix.retrieve(q.Query, k), nil
 }
-
-// chapterCredit is what a question word is worth when the chunk lacks it
-// but its chapter uses it: the passage is read in that chapter's context.
-const chapterCredit = 0.5
 
 // scratch holds retrieve's per-chunk tallies between questions: a
 // question's four of them would otherwise be most of what retrieval
 // allocates.
 var scratch = sync.Pool{New: func() any { return new([]float64) }}
+
+// Ties in coverage are broken by what the chunk's headings name
+// (headingTie of each word's weight) and by how dense the words are
+// (densityTie of its weight times the word's BM25 saturation, lengths
+// against densityLength words): small next to a word's weight, so they
+// only order chunks that hold the question equally.
+const (
+	headingTie    = 0.15
+	densityTie    = 0.05
+	densityLength = 300
+)
 
 type ranked struct {
 	i     int
@@ -186,7 +188,7 @@ func (ix *Index) retrieve(q analysis.Query, k int) []rag.ScoredChunk {
 		clear(match)
 		for _, c := range ix.termChapters[t.Stem] {
 			for _, d := range ix.chapterDocs[c] {
-				match[d] = chapterCredit
+				match[d] = ChapterCredit
 			}
 		}
 		for _, r := range t.Related {
@@ -199,10 +201,10 @@ func (ix *Index) retrieve(q analysis.Query, k int) []rag.ScoredChunk {
 			match[d] = 1
 			local[d] += t.Weight
 			if p.head {
-				extra[d] += 0.15 * t.Weight
+				extra[d] += headingTie * t.Weight
 			}
 			tf := float64(p.tf)
-			extra[d] += 0.05 * t.Weight * tf / (tf + 1.2*(0.25+0.75*float64(ix.book.Length(d))/300))
+			extra[d] += densityTie * t.Weight * tf / (tf + LengthNorm(float64(ix.book.Length(d)), densityLength))
 		}
 		for d, m := range match {
 			score[d] += t.Weight * m
@@ -237,7 +239,7 @@ func (ix *Index) retrieve(q analysis.Query, k int) []rag.ScoredChunk {
 	// returned in the order of that score, ties in rank order.
 	out := make([]rag.ScoredChunk, len(rs))
 	for j, r := range rs {
-		sc := calibrated(r.score)
+		sc := Calibrated(r.score)
 		if sc > confidentLine && rs[0].rank > 0 {
 			sc = confidentLine + (sc-confidentLine)*r.rank/rs[0].rank
 		}
@@ -293,7 +295,7 @@ func (ix *Index) ScoreChunk(question string, c rag.Chunk) ChunkScore {
 			return 1
 		}
 		if ch[s] {
-			return chapterCredit
+			return ChapterCredit
 		}
 		return 0
 	})
@@ -307,5 +309,5 @@ func (ix *Index) ScoreChunk(question string, c rag.Chunk) ChunkScore {
 		}
 		b.WriteString(mark + t.Word + " ")
 	}
-	return ChunkScore{Score: round(calibrated(score)), Detail: b.String()}
+	return ChunkScore{Score: round(Calibrated(score)), Detail: b.String()}
 }

@@ -79,6 +79,9 @@ func hugoTitle(file string, b []byte) string {
 	var conf struct {
 		Title string `toml:"title" yaml:"title"`
 	}
+	if configNesting(file, b) != nil {
+		return ""
+	}
 	var err error
 	if strings.HasSuffix(file, ".toml") {
 		_, err = toml.Decode(string(b), &conf)

@@ -121,7 +121,7 @@ func (mkDocsLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 	}
 	lay.base = base
 	keepUnder(l, base, "", file, "MkDocs site", opts)
-	lit := literateNav{file: file, fsys: fsys, l: l, opts: opts, hash: hash}
+	lit := literateNav{file: file, fsys: fsys, l: l, opts: opts, hash: hash, idx: newNavIndex(l.pages)}
 	if p := conf.plugin("literate-nav"); p != nil {
 		lit.navFile = "SUMMARY.md"
 		if f := scalar(mapValue(p, "nav_file")); f != "" {
@@ -157,6 +157,7 @@ type literateNav struct {
 	l       *listing
 	opts    Options
 	hash    io.Writer
+	idx     *navIndex
 }
 
 func (n literateNav) expand(entries []tocEntry, depth int) []tocEntry {
@@ -164,7 +165,11 @@ func (n literateNav) expand(entries []tocEntry, depth int) []tocEntry {
 		e := &entries[i]
 		if dir := n.folderOf(e.Ref, e.Path); dir != "" && depth < maxTocDepth {
 			e.Ref, e.Path = "", ""
-			e.Children = append(n.folder(dir, depth+1), e.Children...)
+			// A folder named again adds nothing: its pages are placed
+			// where it was first named.
+			if !n.idx.expanded[dir] {
+				e.Children = append(n.folder(dir, depth+1), e.Children...)
+			}
 		}
 		e.Children = n.expand(e.Children, depth+1)
 	}
@@ -176,7 +181,7 @@ func (n literateNav) folderOf(ref, p string) string {
 	if ref == "" || p == "" || strings.Contains(ref, "://") {
 		return ""
 	}
-	if strings.HasSuffix(ref, "/") || hasFolder(n.l.pages, p) && !slices.ContainsFunc(n.l.pages, func(q string) bool { return pagePath(q) == p }) {
+	if strings.HasSuffix(ref, "/") || n.idx.under[p] > 0 && n.idx.paths[p] == 0 {
 		return p
 	}
 	return ""
@@ -185,9 +190,10 @@ func (n literateNav) folderOf(ref, p string) string {
 // folder is the nav of one folder: its nav file's links when it has one
 // that reads as a list of links, else its pages.
 func (n literateNav) folder(dir string, depth int) []tocEntry {
+	n.idx.expanded[dir] = true
 	if n.navFile != "" {
 		nf := path.Join(dir, n.navFile)
-		if slices.Contains(n.l.pages, nf) {
+		if n.idx.files[nf] {
 			b, err := readFile(n.fsys, nf, n.opts.MaxFileBytes)
 			if err == nil {
 				entries, _, ok := parseSummary(page.CleanText(b), dir)
@@ -195,17 +201,13 @@ func (n literateNav) folder(dir string, depth int) []tocEntry {
 					n.hash.Write(b)
 					// The nav file is navigation, not a page to quote.
 					n.l.pages = slices.DeleteFunc(n.l.pages, func(p string) bool { return p == nf })
+					n.idx.remove(nf)
 					return entries
 				}
 			}
 		}
 	}
-	var pages []string
-	for _, p := range n.l.pages {
-		if parentDir(p) == dir {
-			pages = append(pages, p)
-		}
-	}
+	pages := slices.Clone(n.idx.byDir[dir])
 	sort.SliceStable(pages, func(i, j int) bool {
 		a, b := isIndexName(stem(pages[i]), dir), isIndexName(stem(pages[j]), dir)
 		if a != b {

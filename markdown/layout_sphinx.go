@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/textbook-rag/rag/markdown/page"
@@ -55,7 +54,12 @@ func (sphinxLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 		root = string(m[1])
 	}
 	rootPath := path.Join(base, root)
-	r := sphinxReader{fsys: fsys, l: l, base: base, opts: opts, seen: map[string]bool{}}
+	r := sphinxReader{fsys: fsys, l: l, base: base, opts: opts, seen: map[string]bool{}, files: map[string]string{}}
+	for _, f := range l.pages {
+		if p := pagePath(f); r.files[p] == "" {
+			r.files[p] = f
+		}
+	}
 	if r.file(rootPath) == "" {
 		// A root document in reStructuredText, or none: folder order.
 		return lay, true, nil
@@ -72,15 +76,13 @@ type sphinxReader struct {
 	base string
 	opts Options
 	seen map[string]bool
+	// files maps a path without extension to the first page that has it:
+	// a toctree's entries are looked up in it, not in the whole listing.
+	files map[string]string
 }
 
 // file is the page whose path without extension is p, "" for none.
-func (r sphinxReader) file(p string) string {
-	if i := slices.IndexFunc(r.l.pages, func(f string) bool { return pagePath(f) == p }); i >= 0 {
-		return r.l.pages[i]
-	}
-	return ""
-}
+func (r sphinxReader) file(p string) string { return r.files[p] }
 
 // toctrees are the entries of the page's toctrees, each entry with the
 // entries of its own page's toctrees under it.
@@ -118,8 +120,12 @@ func (r sphinxReader) toctrees(p string, depth int) []tocEntry {
 		case t == "" || strings.HasPrefix(t, ":") || t == "self" || strings.ContainsAny(t, "*?"):
 		default:
 			e := tocEntry{Ref: t}
-			if m := toctreeEntry.FindStringSubmatch(t); m != nil {
-				e.Title, e.Ref = m[1], m[2]
+			// Only a line ending in ">" can be "Title <path>": the others
+			// cost no pattern match.
+			if strings.HasSuffix(t, ">") {
+				if m := toctreeEntry.FindStringSubmatch(t); m != nil {
+					e.Title, e.Ref = m[1], m[2]
+				}
 			}
 			if strings.HasPrefix(e.Ref, "/") {
 				e.Path = tocPath(r.base, strings.TrimPrefix(e.Ref, "/"))

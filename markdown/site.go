@@ -64,6 +64,9 @@ var siteKeys = map[string]bool{"tagline": true, "url": true, "baseUrl": true, "p
 // string, a template without substitutions, or a constant defined so in
 // the file. It is "" when there is no such title.
 func ConfigTitle(src []byte) string {
+	if checkNesting(src, jsSyntax) != nil {
+		return ""
+	}
 	objs := scanObjects(string(src))
 	best := -1
 	for i, o := range objs {
@@ -314,6 +317,9 @@ func ReadBookTomlTitle(dir string) string {
 		Book struct {
 			Title string `toml:"title"`
 		} `toml:"book"`
+	}
+	if checkNesting(raw, tomlSyntax) != nil {
+		return ""
 	}
 	if _, err := toml.Decode(string(raw), &conf); err != nil {
 		return ""

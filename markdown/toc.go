@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net/url"
 	"path"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -106,12 +107,23 @@ type summaryReader struct {
 	src     []byte
 	dir     string
 	skipped []error
+	// newlines are the offsets of the source's line ends, found once: a
+	// skipped block's line is looked up, not counted from the start.
+	newlines []int
 }
 
 func (s *summaryReader) skip(n ast.Node, why string) {
 	line := 0
 	if off, ok := page.BlockStart(n, s.src); ok {
-		line = 1 + strings.Count(string(s.src[:off]), "\n")
+		if s.newlines == nil {
+			s.newlines = []int{}
+			for i, c := range s.src {
+				if c == '\n' {
+					s.newlines = append(s.newlines, i)
+				}
+			}
+		}
+		line = 1 + sort.SearchInts(s.newlines, off)
 	}
 	s.skipped = append(s.skipped, fmt.Errorf("line %d: skipped, %s", line, why))
 }

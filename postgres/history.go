@@ -15,7 +15,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/textbook-rag/rag"
 )
 
@@ -128,8 +127,30 @@ func (h *History) checkSchema(ctx context.Context) error {
 		if applied < len(names) {
 			return ErrNoSchema
 		}
-		return nil
+		return newerSchema(ctx, c, names)
 	})
+}
+
+// ErrNewerSchema is Open's refusal of a database that a newer binary has
+// migrated: this one would start healthy, then fail on every write to a
+// table it does not know the shape of.
+var ErrNewerSchema = errors.New("the database's chat history schema is newer than this binary")
+
+// newerSchema returns ErrNewerSchema, naming them, when schema_migrations
+// lists migrations that are not among names (the embedded ones).
+func newerSchema(ctx context.Context, c *pgx.Conn, names []string) error {
+	rows, err := c.Query(ctx, "SELECT version FROM schema_migrations WHERE version <> ALL($1) ORDER BY version", versions(names))
+	if err != nil {
+		return fmt.Errorf("read schema_migrations: %w", err)
+	}
+	unknown, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("read schema_migrations: %w", err)
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("%w: it has migrations this binary does not know (%s), applied by a newer textbook-rag: run that version or a newer one", ErrNewerSchema, strings.Join(unknown, ", "))
+	}
+	return nil
 }
 
 func versions(names []string) []string {
@@ -166,6 +187,9 @@ func (h *History) migrate(ctx context.Context) error {
 	applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
 )`); err != nil {
 			return fmt.Errorf("migrate: %w", err)
+		}
+		if err := newerSchema(ctx, c, names); err != nil {
+			return err
 		}
 		for _, name := range names {
 			body, err := migrations.ReadFile(name)
@@ -345,32 +369,17 @@ const messageColumns = `id::text, role, content, sources::text, was_refusal, ref
 // scanMessages reads and closes rows of messageColumns.
 func scanMessages(rows pgx.Rows, sid string, size int) ([]rag.Message, error) {
 	defer rows.Close()
-	msgs := make([]rag.Message, 0, size)
-	for rows.Next() {
-		var (
-			m       = rag.Message{SessionID: sid}
-			sources string
-			reason  *string
-			qid     *string
-			err     error
-		)
+	return rag.ScanMessages(sid, size, rows.Next, rows.Err, func(m *rag.Message) (sources string, reason *string, err error) {
+		var qid *string
 		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &reason, &qid, &m.CreatedAt); err != nil {
-			return nil, err
-		}
-		if m.Sources, err = rag.DecodeSources(sources); err != nil {
-			return nil, fmt.Errorf("message %s sources: %w", m.ID, err)
-		}
-		if reason != nil {
-			r := rag.RefusalReason(*reason)
-			m.RefusalReason = &r
+			return "", nil, err
 		}
 		if qid != nil {
 			m.QuestionID = *qid
 		}
 		m.CreatedAt = m.CreatedAt.UTC()
-		msgs = append(msgs, m)
-	}
-	return msgs, rows.Err()
+		return sources, reason, nil
+	})
 }
 
 // MessagesPage reads one page of the session's messages as a range of the
@@ -380,11 +389,8 @@ func scanMessages(rows pgx.Rows, sid string, size int) ([]rag.Message, error) {
 // so a reader paging forward while the session grows sees each message
 // once: nothing is committed behind its cursor.
 func (h *History) MessagesPage(ctx context.Context, sessionID string, q rag.PageQuery) (rag.MessagePage, error) {
-	sid, err := rag.SessionUUID(sessionID)
+	sid, err := rag.CheckPage(sessionID, q)
 	if err != nil {
-		return rag.MessagePage{}, err
-	}
-	if err := q.Check(); err != nil {
 		return rag.MessagePage{}, err
 	}
 	var page rag.MessagePage
@@ -397,10 +403,7 @@ func (h *History) MessagesPage(ctx context.Context, sessionID string, q rag.Page
 		return err
 	})
 	if err != nil {
-		if rag.ErrorCode(err) != rag.EINTERNAL {
-			return rag.MessagePage{}, err
-		}
-		return rag.MessagePage{}, fmt.Errorf("messages page of session %s: %w", sid, err)
+		return rag.MessagePage{}, rag.StoreError(err, "messages page of session %s", sid)
 	}
 	return page, nil
 }

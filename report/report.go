@@ -11,10 +11,12 @@ package report
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -441,26 +443,15 @@ func (b *builder) finish() *Report {
 	for _, rc := range b.reasons {
 		r.RefusalsByReason = append(r.RefusalsByReason, *rc)
 	}
-	sort.Slice(r.RefusalsByReason, func(i, j int) bool {
-		a, c := r.RefusalsByReason[i], r.RefusalsByReason[j]
-		if a.Count != c.Count {
-			return a.Count > c.Count
-		}
-		return a.Reason < c.Reason
+	slices.SortFunc(r.RefusalsByReason, func(a, c ReasonCount) int {
+		return cmp.Or(cmp.Compare(c.Count, a.Count), cmp.Compare(a.Reason, c.Reason))
 	})
 	b.topics()
 	for _, sc := range b.sections {
 		r.TopSections = append(r.TopSections, *sc)
 	}
-	sort.Slice(r.TopSections, func(i, j int) bool {
-		a, c := r.TopSections[i], r.TopSections[j]
-		if a.Count != c.Count {
-			return a.Count > c.Count
-		}
-		if a.ChapterID != c.ChapterID {
-			return a.ChapterID < c.ChapterID
-		}
-		return a.Anchor < c.Anchor
+	slices.SortFunc(r.TopSections, func(a, c SectionCount) int {
+		return cmp.Or(cmp.Compare(c.Count, a.Count), cmp.Compare(a.ChapterID, c.ChapterID), cmp.Compare(a.Anchor, c.Anchor))
 	})
 	if len(r.TopSections) > MaxSections {
 		r.TopSections = r.TopSections[:MaxSections]

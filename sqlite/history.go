@@ -20,10 +20,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"modernc.org/sqlite" // also registers the "sqlite" driver
-	sqlite3 "modernc.org/sqlite/lib"
-
 	"github.com/textbook-rag/rag"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 //go:embed migrations/*.sql
@@ -351,6 +350,7 @@ func (h *History) init(ctx context.Context) error {
 // dbConn is what migrations need of a connection or a pool.
 type dbConn interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error)
 }
 
@@ -371,6 +371,9 @@ func migrate(ctx context.Context, db dbConn) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	sort.Strings(names)
+	if err := newerSchema(ctx, db, names); err != nil {
+		return err
+	}
 	for _, name := range names {
 		body, err := migrations.ReadFile(name)
 		if err != nil {
@@ -380,6 +383,42 @@ func migrate(ctx context.Context, db dbConn) error {
 		if err := applyMigration(ctx, db, version, string(body)); err != nil {
 			return fmt.Errorf("migrate %s: %w", version, err)
 		}
+	}
+	return nil
+}
+
+// ErrNewerSchema is Open's refusal of a history file that a newer binary
+// has migrated: this one would open it, then fail on every write to a
+// table it does not know the shape of.
+var ErrNewerSchema = errors.New("the history file's schema is newer than this binary")
+
+// newerSchema returns ErrNewerSchema, naming them, when schema_migrations
+// lists migrations that are not among names (the embedded ones).
+func newerSchema(ctx context.Context, db dbConn, names []string) error {
+	known := map[string]bool{}
+	for _, n := range names {
+		known[strings.TrimSuffix(strings.TrimPrefix(n, "migrations/"), ".sql")] = true
+	}
+	rows, err := db.QueryContext(ctx, "SELECT version FROM schema_migrations ORDER BY version")
+	if err != nil {
+		return fmt.Errorf("read schema_migrations: %w", err)
+	}
+	defer rows.Close()
+	var unknown []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return fmt.Errorf("read schema_migrations: %w", err)
+		}
+		if !known[v] {
+			unknown = append(unknown, v)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read schema_migrations: %w", err)
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("%w: it has migrations this binary does not know (%s), applied by a newer textbook-rag: run that version or a newer one", ErrNewerSchema, strings.Join(unknown, ", "))
 	}
 	return nil
 }
@@ -537,33 +576,21 @@ const messageColumns = `id, role, content, sources, was_refusal, refusal_reason,
 // scanMessages reads and closes rows of messageColumns.
 func scanMessages(rows *sql.Rows, sid string, size int) ([]rag.Message, error) {
 	defer rows.Close()
-	msgs := make([]rag.Message, 0, size)
-	for rows.Next() {
-		var (
-			m       = rag.Message{SessionID: sid}
-			sources string
-			reason  sql.NullString
-			qid     sql.NullString
-			created string
-			err     error
-		)
-		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &reason, &qid, &created); err != nil {
-			return nil, err
-		}
-		if m.Sources, err = rag.DecodeSources(sources); err != nil {
-			return nil, fmt.Errorf("message %s sources: %w", m.ID, err)
-		}
-		if reason.Valid {
-			r := rag.RefusalReason(reason.String)
-			m.RefusalReason = &r
+	return rag.ScanMessages(sid, size, rows.Next, rows.Err, func(m *rag.Message) (sources string, reason *string, err error) {
+		var refusal, qid sql.NullString
+		var created string
+		if err := rows.Scan(&m.ID, &m.Role, &m.Content, &sources, &m.WasRefusal, &refusal, &qid, &created); err != nil {
+			return "", nil, err
 		}
 		m.QuestionID = qid.String
-		if m.CreatedAt, err = time.Parse(time.RFC3339Nano, created); err != nil {
-			return nil, fmt.Errorf("message %s created_at: %w", m.ID, err)
+		if refusal.Valid {
+			reason = &refusal.String
 		}
-		msgs = append(msgs, m)
-	}
-	return msgs, rows.Err()
+		if m.CreatedAt, err = time.Parse(time.RFC3339Nano, created); err != nil {
+			return "", nil, fmt.Errorf("message %s created_at: %w", m.ID, err)
+		}
+		return sources, reason, nil
+	})
 }
 
 // MessagesPage reads one page of the session's messages as a range of the
@@ -573,19 +600,13 @@ func scanMessages(rows *sql.Rows, sid string, size int) ([]rag.Message, error) {
 // so a reader paging forward while the session grows sees each message
 // once: nothing is committed behind its cursor.
 func (h *History) MessagesPage(ctx context.Context, sessionID string, q rag.PageQuery) (rag.MessagePage, error) {
-	sid, err := rag.SessionUUID(sessionID)
+	sid, err := rag.CheckPage(sessionID, q)
 	if err != nil {
-		return rag.MessagePage{}, err
-	}
-	if err := q.Check(); err != nil {
 		return rag.MessagePage{}, err
 	}
 	page, err := h.messagesPage(ctx, sid, q)
 	if err != nil {
-		if rag.ErrorCode(err) != rag.EINTERNAL {
-			return rag.MessagePage{}, err
-		}
-		return rag.MessagePage{}, fmt.Errorf("messages page of session %s: %w", sid, err)
+		return rag.MessagePage{}, rag.StoreError(err, "messages page of session %s", sid)
 	}
 	return page, nil
 }

@@ -5,6 +5,7 @@ import (
 	"unicode"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/analysis"
 )
 
 // SelectionExplainer is an EvidenceFinder that also knows what the rest
@@ -19,7 +20,7 @@ import (
 type SelectionExplainer interface {
 	// ExplainSelection returns the book's help with the selection, and
 	// false for a question that asks something of the selection.
-	ExplainSelection(question, selected string) (rag.Explanation, bool)
+	ExplainSelection(question *analysis.Question, selected string) (rag.Explanation, bool)
 }
 
 // explain returns the book's help with a selection that the question
@@ -27,12 +28,12 @@ type SelectionExplainer interface {
 // that cannot explain. A language model is given the selection alone, as
 // the refusal spec's selected-text mode says; the explanation is quoted
 // by the extractive answer (the model's fallback too).
-func (t *Tutor) explain(req rag.ChatRequest) *rag.Explanation {
+func (t *Tutor) explain(q *analysis.Question, selected string) *rag.Explanation {
 	x, ok := t.Evidence.(SelectionExplainer)
 	if !ok {
 		return nil
 	}
-	e, ok := x.ExplainSelection(req.Question, req.SelectedText)
+	e, ok := x.ExplainSelection(q, selected)
 	if !ok {
 		return nil
 	}

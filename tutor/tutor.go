@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/analysis"
 )
 
 var _ rag.Tutor = (*Tutor)(nil)
@@ -22,14 +23,25 @@ var _ rag.Tutor = (*Tutor)(nil)
 // a language model it only picks the passages of the fallback answer, and
 // never vetoes chunks the retriever (embeddings, say) found.
 type EvidenceFinder interface {
+	// Read reads the question once for every stage of the ask: the
+	// retriever (see QuestionRetriever) and the evidence finder take
+	// what it returns and do not tokenize the text again.
+	Read(question string) *analysis.Question
 	// Evidence returns the passages of the chunks that answer the
 	// question, or none.
-	Evidence(question string, chunks []rag.ScoredChunk) []rag.Passage
+	Evidence(question *analysis.Question, chunks []rag.ScoredChunk) []rag.Passage
 	// SelectedEvidence returns the passages of the reader's selection that
 	// answer the question, or none.
-	SelectedEvidence(question, selected string) []rag.Passage
+	SelectedEvidence(question *analysis.Question, selected string) []rag.Passage
 	// Topic names the question's main subject, or "" when it has none.
-	Topic(question string) string
+	Topic(question *analysis.Question) string
+}
+
+// QuestionRetriever is a retriever that takes the question as the
+// evidence finder read it (the built-in one does) instead of reading the
+// text again. Other retrievers (embeddings) are given the text.
+type QuestionRetriever interface {
+	RetrieveQuestion(ctx context.Context, question *analysis.Question, k int) ([]rag.ScoredChunk, error)
 }
 
 // Config holds the refusal spec's tunables and the tutor's policy on a
@@ -119,22 +131,23 @@ type Tutor struct {
 // extractive answerer the book's evidence check judges answerability;
 // with a language model its own judgement does (see answer).
 func (t *Tutor) Ask(ctx context.Context, req rag.ChatRequest, stream rag.Stream) (rag.ChatResponse, error) {
+	q := t.Evidence.Read(req.Question)
 	if req.SelectedText != "" {
-		evidence := t.Evidence.SelectedEvidence(req.Question, req.SelectedText)
+		evidence := t.Evidence.SelectedEvidence(q, req.SelectedText)
 		if len(evidence) == 0 || junk(req.SelectedText) {
 			return t.refuse(req, rag.SelectedTextInsufficient, nil, "")
 		}
-		exp := t.explain(req)
+		exp := t.explain(q, req.SelectedText)
 		g := rag.GenerateRequest{Question: req.Question, SelectedText: req.SelectedText, Evidence: evidence, Explanation: exp}
 		return t.generate(ctx, req, g, stream)
 	}
 
-	chunks, err := t.Retriever.Retrieve(ctx, req.Question, t.Config.TopK)
+	chunks, err := t.retrieve(ctx, q)
 	if err != nil {
 		return rag.ChatResponse{}, fmt.Errorf("retrieve: %w", err)
 	}
 	if maxScore(chunks) < t.Config.EmptyThreshold {
-		return t.refuse(req, rag.EmptyRetrieval, chunks, "")
+		return t.refuse(req, rag.EmptyRetrieval, chunks, t.Evidence.Topic(q))
 	}
 	var relevant []rag.ScoredChunk
 	for _, c := range chunks {
@@ -148,11 +161,20 @@ func (t *Tutor) Ask(ctx context.Context, req rag.ChatRequest, stream rag.Stream)
 	if topic, ok := t.Scope.Match(req.Question); ok {
 		return t.refuse(req, rag.OutOfScope, chunks, topic)
 	}
-	evidence := t.Evidence.Evidence(req.Question, relevant)
+	evidence := t.Evidence.Evidence(q, relevant)
 	if len(evidence) == 0 && t.LLM == nil {
 		return t.refuse(req, rag.InsufficientContext, chunks, "")
 	}
 	return t.generate(ctx, req, rag.GenerateRequest{Question: req.Question, Context: relevant, Evidence: evidence}, stream)
+}
+
+// retrieve asks the retriever for the top-k chunks, with the question
+// as read when it takes one.
+func (t *Tutor) retrieve(ctx context.Context, q *analysis.Question) ([]rag.ScoredChunk, error) {
+	if r, ok := t.Retriever.(QuestionRetriever); ok {
+		return r.RetrieveQuestion(ctx, q, t.Config.TopK)
+	}
+	return t.Retriever.Retrieve(ctx, q.Text, t.Config.TopK)
 }
 
 func maxScore(chunks []rag.ScoredChunk) float64 {
@@ -163,15 +185,17 @@ func maxScore(chunks []rag.ScoredChunk) float64 {
 	return m
 }
 
-func (t *Tutor) refuse(req rag.ChatRequest, reason rag.RefusalReason, chunks []rag.ScoredChunk, outOfScopeTopic string) (rag.ChatResponse, error) {
+// refuse builds the refusal for reason; topic is the question's subject
+// that the empty-retrieval and out-of-scope messages name.
+func (t *Tutor) refuse(req rag.ChatRequest, reason rag.RefusalReason, chunks []rag.ScoredChunk, topic string) (rag.ChatResponse, error) {
 	var msg string
 	switch reason {
 	case rag.EmptyRetrieval:
-		msg = EmptyRetrievalMessage(t.Config.CourseName, t.Evidence.Topic(req.Question))
+		msg = EmptyRetrievalMessage(t.Config.CourseName, topic)
 	case rag.InsufficientContext:
 		msg = InsufficientContextMessage
 	case rag.OutOfScope:
-		msg = OutOfScopeMessage(t.Config.CourseName, t.Modules, outOfScopeTopic)
+		msg = OutOfScopeMessage(t.Config.CourseName, t.Modules, topic)
 	case rag.SelectedTextInsufficient:
 		msg = SelectedTextInsufficientMessage
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/analysis"
 )
 
 // scripted retriever and evidence finder: the flow is what is under test.
@@ -30,21 +31,23 @@ func (s stubRetriever) Retrieve(ctx context.Context, q string, k int) ([]rag.Sco
 
 type stubEvidence struct{ found bool }
 
-func (s stubEvidence) Evidence(q string, chunks []rag.ScoredChunk) []rag.Passage {
+func (stubEvidence) Read(q string) *analysis.Question { return &analysis.Question{Text: q} }
+
+func (s stubEvidence) Evidence(q *analysis.Question, chunks []rag.ScoredChunk) []rag.Passage {
 	if !s.found {
 		return nil
 	}
 	return []rag.Passage{{Text: "A topic is a named channel.", Heading: rag.Heading{Text: "Topics", Anchor: "topics"}, Chunk: &chunks[0]}}
 }
 
-func (s stubEvidence) SelectedEvidence(q, sel string) []rag.Passage {
+func (s stubEvidence) SelectedEvidence(q *analysis.Question, sel string) []rag.Passage {
 	if !s.found {
 		return nil
 	}
 	return []rag.Passage{{Text: sel}}
 }
 
-func (stubEvidence) Topic(q string) string { return "banana bread" }
+func (stubEvidence) Topic(q *analysis.Question) string { return "banana bread" }
 
 type countingGenerator struct {
 	calls    int

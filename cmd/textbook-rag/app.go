@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/textbook-rag/rag"
-	"github.com/textbook-rag/rag/analysis"
 	"github.com/textbook-rag/rag/answer"
 	"github.com/textbook-rag/rag/datadir"
 	"github.com/textbook-rag/rag/eval"
@@ -224,15 +223,22 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress ingestProg
 	if err != nil {
 		return ingested{}, fmt.Errorf("ingest: %w", err)
 	}
-	so := datadir.SaveOptions{Options: chunkOptions(), Source: bookSource(cfg), Course: courseTitle(cfg, fsys), Input: input}
+	if cfg.Docs != "" {
+		markdown.WarnNestedConfigs(bookSource(cfg), opts.Warn)
+	}
+	so := datadir.SaveOptions{Options: chunkOptions(), Source: bookSource(cfg), Course: capCourseName(courseTitle(cfg, fsys)), Input: input}
 	dir := datadir.Locate(cfg.Data, so.Source)
 	// An index built by this program from these very files is what
 	// parsing them again would give: a start costs reading it.
-	if ix, err := datadir.Load(dir); err == nil && ix.Built(so) {
+	ix, err := datadir.Load(dir)
+	if err == nil && ix.Built(so) {
 		if afterBookRead != nil {
 			afterBookRead()
 		}
 		return ingested{Files: fsys, Index: ix, Dir: dir}, nil
+	}
+	if errors.Is(err, datadir.ErrCorrupt) {
+		opts.Warn(filepath.Join(dir, datadir.FileName), fmt.Errorf("not served: %w; rebuilding it from the book", errors.Unwrap(err)))
 	}
 	book, chunks, err := markdown.Load(ctx, fsys, opts)
 	if errors.Is(err, markdown.ErrNoChapters) || errors.Is(err, markdown.ErrRestructuredText) {
@@ -258,7 +264,7 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress ingestProg
 	if err != nil {
 		return ingested{}, err
 	}
-	ix := &datadir.Index{Book: book, Chunks: chunks, Options: so.Options, Source: so.Source, Course: so.Course, Input: so.Input}
+	ix = &datadir.Index{Book: book, Chunks: chunks, Options: so.Options, Source: so.Source, Course: so.Course, Input: so.Input}
 	return ingested{Files: fsys, Index: ix, Dir: dir, Wrote: wrote}, nil
 }
 
@@ -316,6 +322,7 @@ var afterBookRead func()
 // SIGTERM) returns at once, whatever step the opening is in (see
 // untilDone).
 func (m *Main) Open(ctx context.Context, ensure bool) error {
+	defer collectSoonerDuringStart()()
 	return m.untilOpen(ctx, func() error { return m.open(ctx, ensure) })
 }
 
@@ -354,7 +361,7 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 		m.Config.QdrantCollection = bookCollection(bookKey(cfg, ix))
 	}
 	m.Course = courseName(cfg, ix)
-	book := analysis.NewBook(ix.Chunks)
+	book := learnBook(ix.Chunks, m.Dir, ensure, m.stderr)
 	m.Lexical = lexical.New(book)
 	m.Answerer = answer.New(book)
 	if err := m.openMeaning(ctx); err != nil {
@@ -458,7 +465,7 @@ func scopeList(ix *datadir.Index) []string {
 func courseName(cfg Config, ix *datadir.Index) string {
 	for _, name := range []string{cfg.Tutor.CourseName, ix.Course, ix.Book.Title} {
 		if name = strings.TrimSpace(name); name != "" {
-			return name
+			return capCourseName(name)
 		}
 	}
 	return "Textbook"

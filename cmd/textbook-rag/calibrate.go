@@ -25,18 +25,12 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "textbook-rag-calibrate-*")
+	cfg.RefusalLog = os.DevNull
+	app, closeApp, err := openScratch(ctx, cfg, "calibrate", stderr)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	cfg.Data = dir
-	cfg.RefusalLog = os.DevNull
-	app := NewMain(cfg, stderr)
-	if err := app.Open(ctx, true); err != nil {
-		return err
-	}
-	defer app.Close()
+	defer closeApp()
 	c, err := eval.Calibrate(ctx, app.Tutor.Retriever, qs, cfg.Tutor.TopK)
 	if err != nil {
 		return err

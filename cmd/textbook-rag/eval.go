@@ -52,21 +52,15 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "textbook-rag-eval-*")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	cfg.Data = dir
 	if cfg.RefusalLog == "" {
 		// The refusal log of a hundred questions would bury the table.
 		cfg.RefusalLog = os.DevNull
 	}
-	app := NewMain(cfg, stderr)
-	if err := app.Open(ctx, true); err != nil {
+	app, closeApp, err := openScratch(ctx, cfg, "eval", stderr)
+	if err != nil {
 		return err
 	}
-	defer app.Close()
+	defer closeApp()
 	report, err := eval.Run(ctx, app.Tutor, qs, app.Index.Chunk)
 	if err != nil {
 		return err

@@ -13,24 +13,34 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
-	"github.com/textbook-rag/rag/answer"
 	"github.com/textbook-rag/rag/eval"
+	"golang.org/x/sync/errgroup"
 )
 
 // openedBook is one labelled book, ingested into its own temporary data
 // directory, with its questions.
 type openedBook struct {
 	eval.Book
-	app *Main
-	qs  []eval.Question
-	dir string
+	app   *Main
+	qs    []eval.Question
+	Close func()
 }
 
-func (b *openedBook) Close() {
-	b.app.Close()
-	os.RemoveAll(b.dir)
+// openScratch opens the book of cfg in a data directory of its own, name
+// in its name, which done removes: the evaluation commands ingest a book
+// afresh and leave nothing behind.
+func openScratch(ctx context.Context, cfg Config, name string, stderr io.Writer) (app *Main, done func(), err error) {
+	dir, err := os.MkdirTemp("", "textbook-rag-"+name+"-*")
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.Data = dir
+	app = NewMain(cfg, stderr)
+	if err := app.Open(ctx, true); err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return app, func() { app.Close(); os.RemoveAll(dir) }, nil
 }
 
 // openBooks ingests every book of a books.tsv file with cfg's settings.
@@ -58,24 +68,19 @@ func openBook(ctx context.Context, cfg Config, b eval.Book, stderr io.Writer) (*
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "textbook-rag-fit-*")
-	if err != nil {
-		return nil, err
-	}
-	cfg.Docs, cfg.Data, cfg.RefusalLog = b.Docs, dir, os.DevNull
+	cfg.Docs, cfg.RefusalLog = b.Docs, os.DevNull
 	if cfg.Vectors == "" {
 		cfg.Vectors = userVectors()
 	}
-	app := NewMain(cfg, io.Discard)
 	start := time.Now()
-	if err := app.Open(ctx, true); err != nil {
-		os.RemoveAll(dir)
+	app, closeApp, err := openScratch(ctx, cfg, "fit", io.Discard)
+	if err != nil {
 		return nil, err
 	}
 	if app.Meaning != nil && app.Meaning.Embedded() > 0 {
 		fmt.Fprintf(stderr, "%s: the sentence model embedded %d texts in %s\n", b.Name, app.Meaning.Embedded(), time.Since(start).Round(time.Second))
 	}
-	return &openedBook{Book: b, app: app, qs: qs, dir: dir}, nil
+	return &openedBook{Book: b, app: app, qs: qs, Close: closeApp}, nil
 }
 
 // collect labels the candidates of every book's questions, the books
@@ -195,6 +200,12 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 	// Both judges' folds fit many of the same book sets: each is fitted
 	// once.
 	opt.Cache = &eval.FitCache{}
+	hopt := eval.HeldOutOptions{Fit: opt, Verbose: verbose, Split: split, Explain: explain, Links: links}
+	held := make([]eval.HeldOutBook, len(books))
+	for i, b := range books {
+		held[i] = eval.HeldOutBook{Name: b.Name, Field: b.Field, Tutor: b.app.Tutor, Answerer: b.app.Answerer, Questions: b.qs, Labelled: labelled[i],
+			Chunk: b.app.Index.Chunk, Search: b.app.Search(), ConfidentThreshold: b.app.Config.Tutor.ConfidentThreshold}
+	}
 	passed := true
 	judges := []struct {
 		name, title string
@@ -212,7 +223,7 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 			fmt.Fprintln(stdout)
 		}
 		fmt.Fprintf(stdout, "== %s: %s\n", j.name, j.title)
-		ok, err := heldOut(ctx, j.name, books, labelled, j.key, opt, verbose, split, links, explain, stdout)
+		ok, err := eval.HeldOut(ctx, j.name, held, j.key, hopt, stdout)
 		if err != nil {
 			return false, err
 		}
@@ -230,129 +241,4 @@ func fieldsOf(books []*openedBook) []string {
 		}
 	}
 	return out
-}
-
-// heldOut judges the books group by group (key names the group of the
-// i-th book):
-// each group's books are asked with a model fitted on the other groups'
-// labels, and the per-book table is printed.
-func heldOut(ctx context.Context, judge string, books []*openedBook, labelled []*eval.Labelled, key func(i int) string, opt eval.FitOptions, verbose, split bool, links int, explain bool, stdout io.Writer) (bool, error) {
-	type fold struct {
-		m     *answer.Model
-		rep   *eval.Report
-		split eval.Split
-		check eval.SelfCheck
-		links eval.Links
-		curve eval.CurveBook
-		// explained is filled only with --explain-selections.
-		explained eval.Explained
-	}
-	folds := make([]fold, len(books))
-	var groups []string
-	for i := range books {
-		if !slices.Contains(groups, key(i)) {
-			groups = append(groups, key(i))
-		}
-	}
-	// The groups are independent: each fits on the other groups' labels
-	// and asks its own books' tutors, so they run side by side.
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for _, group := range groups {
-		g.Go(func() error {
-			var others []*eval.Labelled
-			for j, l := range labelled {
-				if key(j) != group {
-					others = append(others, l)
-				}
-			}
-			m, err := eval.Fit(others, opt)
-			if err != nil {
-				return fmt.Errorf("fit without %s: %w", group, err)
-			}
-			for i, b := range books {
-				if key(i) != group {
-					continue
-				}
-				b.app.Answerer.SetModel(m)
-				rep, err := eval.Run(gctx, b.app.Tutor, b.qs, b.app.Index.Chunk)
-				if err != nil {
-					return fmt.Errorf("book %s: %w", b.Name, err)
-				}
-				f := fold{m: m, rep: rep, split: eval.SplitOf(labelled[i], b.qs, m), curve: eval.CurveBookOf(labelled[i], b.qs, m)}
-				if links > 0 {
-					if f.links, err = eval.LinksOf(gctx, b.Name, b.app.Search(), links, b.app.Config.Tutor.ConfidentThreshold, b.qs, rep, b.app.Index.Chunk); err != nil {
-						return fmt.Errorf("book %s: %w", b.Name, err)
-					}
-				}
-				if split {
-					if f.check, err = eval.RunSelfCheck(gctx, b.app.Tutor, b.app.Answerer.DefinitionProbes(), b.app.Index.Chunk); err != nil {
-						return fmt.Errorf("book %s: %w", b.Name, err)
-					}
-				}
-				if explain {
-					if f.explained, err = eval.ExplainedOf(gctx, b.Name, b.app.Tutor, b.qs); err != nil {
-						return fmt.Errorf("book %s: %w", b.Name, err)
-					}
-				}
-				folds[i] = f
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return false, err
-	}
-	var rows []eval.BookFigures
-	var splits []eval.Split
-	var linkRows []eval.Links
-	var explained []eval.Explained
-	var curves []eval.CurveBook
-	passed := true
-	for i, b := range books {
-		f := folds[i]
-		if verbose {
-			fmt.Fprintf(stdout, "== %s (fitted on %d books, threshold %.3f, l2 %g)\n", b.Name, len(f.m.Fit.Books), f.m.Threshold, f.m.Fit.L2)
-			if err := f.rep.WriteText(stdout, true); err != nil {
-				return false, err
-			}
-			fmt.Fprintln(stdout)
-		}
-		if links > 0 {
-			linkRows = append(linkRows, f.links)
-		}
-		if explain {
-			explained = append(explained, f.explained)
-		}
-		rows = append(rows, eval.FiguresOf(b.Name, b.Field, f.rep))
-		splits = append(splits, f.split)
-		curves = append(curves, f.curve)
-		if split {
-			fmt.Fprintf(stdout, "%s %s\n", b.Name, f.check)
-		}
-		passed = passed && f.rep.Passed()
-	}
-	if split {
-		if err := eval.WriteSplitTable(stdout, splits); err != nil {
-			return false, err
-		}
-		fmt.Fprintln(stdout)
-	}
-	if links > 0 {
-		if err := eval.WriteLinksTable(stdout, linkRows); err != nil {
-			return false, err
-		}
-		fmt.Fprintln(stdout)
-	}
-	if explain {
-		if err := eval.WriteExplainedTable(stdout, explained); err != nil {
-			return false, err
-		}
-		fmt.Fprintln(stdout)
-	}
-	if err := eval.WriteBookTable(stdout, rows); err != nil {
-		return false, err
-	}
-	fmt.Fprintln(stdout)
-	return passed, eval.WriteCurves(stdout, judge, curves)
 }

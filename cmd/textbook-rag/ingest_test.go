@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -179,16 +181,19 @@ func TestCurrentIndexIsReadNotRebuilt(t *testing.T) {
 	if err != nil || !in.Wrote {
 		t.Fatalf("first ingest: wrote %v, %v", in.Wrote, err)
 	}
-	file := filepath.Join(in.Dir, datadir.FileName)
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	marked := bytes.Replace(raw, []byte("Gears turn wheels."), []byte("Marked in the index."), 1)
-	if bytes.Equal(marked, raw) {
+	// The mark is written as datadir writes an index, with its sum: an
+	// index edited by hand is rebuilt (TestTamperedIndexIsRebuilt).
+	ix := in.Index
+	marked := slices.Clone(ix.Chunks)
+	marked[0].Text = strings.Replace(marked[0].Text, "Gears turn wheels.", "Marked in the index.", 1)
+	if marked[0].Text == ix.Chunks[0].Text {
 		t.Fatal("the index does not hold the page's text")
 	}
-	if err := os.WriteFile(file, marked, 0o600); err != nil {
+	aside := t.TempDir()
+	if _, err := datadir.Save(t.Context(), aside, ix.Book, marked, datadir.SaveOptions{Options: ix.Options, Source: ix.Source, Course: ix.Course, Input: ix.Input}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(aside, datadir.FileName), filepath.Join(in.Dir, datadir.FileName)); err != nil {
 		t.Fatal(err)
 	}
 	in, err = ingest(t.Context(), cfg, io.Discard, nil, false)
@@ -204,5 +209,85 @@ func TestCurrentIndexIsReadNotRebuilt(t *testing.T) {
 	in, err = ingest(t.Context(), cfg, io.Discard, nil, false)
 	if err != nil || !in.Wrote || !strings.Contains(in.Index.Chunks[0].Text, "many teeth") {
 		t.Errorf("after a change of the page: wrote %v, %v, text %q", in.Wrote, err, in.Index.Chunks[0].Text)
+	}
+}
+
+// An index edited by hand (a JSON-valid edit: a chunk's text changed, its
+// chunks emptied, another book's index given our source fields) is never
+// served: a start rebuilds it from the book, with a warning naming it.
+func TestTamperedIndexIsRebuilt(t *testing.T) {
+	docs, other := t.TempDir(), t.TempDir()
+	for dir, text := range map[string]string{docs: "Gears turn wheels. A gear has teeth.", other: "Pulleys lift loads. A pulley has a rope."} {
+		if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\n\n"+text+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := filepath.Join(t.TempDir(), "data")
+	cfg := DefaultConfig()
+	cfg.Docs, cfg.Data = other, data
+	theirs, err := ingest(t.Context(), cfg, io.Discard, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherRaw, err := os.ReadFile(filepath.Join(theirs.Dir, datadir.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Docs = docs
+	ours, err := ingest(t.Context(), cfg, io.Discard, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(ours.Dir, datadir.FileName)
+	good, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(raw []byte, change func(m map[string]json.RawMessage)) []byte {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		change(m)
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	tampered := map[string][]byte{
+		"text changed": bytes.Replace(good, []byte("Gears turn wheels."), []byte("Gears are edible."), 1),
+		"no chunks":    edit(good, func(m map[string]json.RawMessage) { m["chunks"] = json.RawMessage("[]") }),
+		"another book's index": edit(otherRaw, func(m map[string]json.RawMessage) {
+			edit(good, func(o map[string]json.RawMessage) {
+				for _, k := range []string{"source", "course", "input", "options", "book"} {
+					m[k] = o[k]
+				}
+			})
+		}),
+	}
+	for name, raw := range tampered {
+		t.Run(name, func(t *testing.T) {
+			if bytes.Equal(raw, good) {
+				t.Fatal("the edit changed nothing")
+			}
+			if err := os.WriteFile(file, raw, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var warn bytes.Buffer
+			in, err := ingest(t.Context(), cfg, &warn, nil, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !in.Wrote || len(in.Index.Chunks) != 1 || !strings.Contains(in.Index.Chunks[0].Text, "Gears turn wheels.") {
+				t.Errorf("served the tampered index: wrote %v, chunks %+v", in.Wrote, in.Index.Chunks)
+			}
+			if want := "warning: " + file + ": not served: the index does not match the sum stored with it"; !strings.Contains(warn.String(), want) {
+				t.Errorf("warnings %q, want %q", warn.String(), want)
+			}
+			if ix, err := datadir.Load(ours.Dir); err != nil || !strings.Contains(ix.Chunks[0].Text, "Gears turn wheels.") {
+				t.Errorf("the rebuilt index: %v", err)
+			}
+		})
 	}
 }

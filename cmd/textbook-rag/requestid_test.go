@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -82,6 +83,12 @@ func TestRequestIDStoresOnce(t *testing.T) {
 			}
 			if c, _, _ := ask("Something else entirely?", "q-2", sid); c != 400 {
 				t.Errorf("a request id reused for another question: %d, want 400", c)
+			}
+			// The stream refuses it as the plain endpoint does, before any
+			// event, also for a question it would answer.
+			res, data := postJSON(t, base+"/api/chat/stream", map[string]string{"question": "What is a topic?", "request_id": "q-1", "session_id": sid})
+			if res.StatusCode != 400 || !strings.Contains(string(data), "request_id q-1 was already used for another question") {
+				t.Errorf("stream with a reused request id: %d %s, want 400 and the plain endpoint's error", res.StatusCode, data)
 			}
 			res, err := http.Get(base + "/api/chat/sessions/" + sid + "/messages")
 			if err != nil {

@@ -24,6 +24,7 @@ import (
 // chat history and the reader's page. On error what was opened is closed.
 // A cancelled ctx (SIGINT, SIGTERM) returns at once (see untilDone).
 func (m *Main) OpenService(ctx context.Context) error {
+	defer collectSoonerDuringStart()()
 	m.Metrics = rhttp.NewMetrics()
 	if err := m.Metrics.CountLogWriteErrors(m.stderr.Failures); err != nil {
 		return fmt.Errorf("metrics: %w", err)

@@ -1,0 +1,110 @@
+package datadir
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// What a start derives from an index at some cost (the book's word
+// associations) is kept beside it, in DerivedName, so that the next start
+// reads it instead. It is kept under a key naming what it was derived from
+// and by which program, with a sum of its bytes: a file kept for other
+// chunks, by another program, or changed since, is not read (the start
+// derives it again and keeps the new).
+
+// DerivedName is the file beside the index that holds what was derived.
+const DerivedName = "derived.gob"
+
+// derivedVersion changes when the file's layout does.
+const derivedVersion = 1
+
+type derivedFile struct {
+	Version int
+	Key     string
+	Sum     [sha256.Size]byte
+	Data    []byte
+}
+
+// SaveDerived keeps v (gob-encoded) beside the index in dir under key:
+// written aside, then renamed, so a reader sees the old file or the new.
+func SaveDerived(dir, key string, v any) error {
+	var data bytes.Buffer
+	if err := gob.NewEncoder(&data).Encode(v); err != nil {
+		return fmt.Errorf("keep derived data: %w", err)
+	}
+	var file bytes.Buffer
+	f := derivedFile{Version: derivedVersion, Key: key, Sum: sha256.Sum256(data.Bytes()), Data: data.Bytes()}
+	if err := gob.NewEncoder(&file).Encode(f); err != nil {
+		return fmt.Errorf("keep derived data: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, DerivedName+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("keep derived data: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(file.Bytes())
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(dir, DerivedName))
+	}
+	if err != nil {
+		return fmt.Errorf("keep derived data: %w", err)
+	}
+	return nil
+}
+
+var (
+	// errNoDerived is LoadDerived's error for a file kept under another
+	// key.
+	errNoDerived = errors.New("no derived data for these chunks")
+	// errDerivedSum is LoadDerived's error for a file changed since it
+	// was written.
+	errDerivedSum = errors.New("the derived data does not match its sum")
+)
+
+// LoadDerived decodes into v what SaveDerived kept in dir under key. It
+// fails when there is none under that key, or the file does not match its
+// sum or cannot be decoded: the caller derives it again.
+func LoadDerived(dir, key string, v any) error {
+	b, err := os.ReadFile(filepath.Join(dir, DerivedName))
+	if err != nil {
+		return fmt.Errorf("read derived data: %w", err)
+	}
+	var f derivedFile
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&f); err != nil {
+		return fmt.Errorf("read derived data: %w", err)
+	}
+	if f.Version != derivedVersion || f.Key != key {
+		return errNoDerived
+	}
+	if sha256.Sum256(f.Data) != f.Sum {
+		return fmt.Errorf("read derived data: %w", errDerivedSum)
+	}
+	if err := gob.NewDecoder(bytes.NewReader(f.Data)).Decode(v); err != nil {
+		return fmt.Errorf("read derived data: %w", err)
+	}
+	return nil
+}
+
+// removeStaleDerived removes the temp files of derived data that writers
+// killed mid-write left behind, once older than StaleAge: they are written
+// without the lock, so a younger one may be a live writer's.
+func removeStaleDerived(dir string) {
+	paths, err := filepath.Glob(filepath.Join(dir, DerivedName+".*.tmp"))
+	if err != nil {
+		return
+	}
+	for _, p := range paths {
+		if info, err := os.Lstat(p); err == nil && info.Mode().IsRegular() && time.Since(info.ModTime()) >= StaleAge {
+			os.Remove(p)
+		}
+	}
+}
