@@ -273,6 +273,11 @@ func (f *flags) course() {
 			"else its root page's title, else its folder's name")
 }
 
+// model adds the sentence model's folder.
+func (f *flags) model() {
+	f.str(&f.cfg.SentenceModel, "model", "TEXTBOOK_RAG_MODEL", "a sentence model's folder (Hugging Face layout: config.json, tokenizer.json, model.safetensors; scripts/model fetches one): the answerer weighs meaning too; empty = words alone")
+}
+
 // answering adds the refusal rules' tunables and the backends.
 func (f *flags) answering() {
 	c := f.cfg
@@ -283,7 +288,7 @@ func (f *flags) answering() {
 	f.str(&c.ScopePatterns, "scope-patterns", "TEXTBOOK_RAG_SCOPE_PATTERNS", "JSON file of out-of-scope rules [{topic, pattern}]; empty = the spec's patterns")
 	f.str(&c.RefusalLog, "refusal-log", "TEXTBOOK_RAG_REFUSAL_LOG", `file the refusal log is appended to; "-" = stderr; empty = stderr for serve, `+askRefusalLog+` in the book's folder of the data directory for ask`)
 	f.str(&c.Embedder, "embedder", "TEXTBOOK_RAG_EMBEDDER", `"" for the built-in retriever, "openai" for an OpenAI-compatible embeddings API`)
-	f.str(&c.SentenceModel, "model", "TEXTBOOK_RAG_MODEL", "a sentence model's folder (Hugging Face layout: config.json, tokenizer.json, model.safetensors; scripts/model fetches one): the answerer weighs meaning too; empty = words alone")
+	f.model()
 	f.str(&c.Generator, "generator", "TEXTBOOK_RAG_GENERATOR", `"extractive" (built-in) or "openai" (an OpenAI-compatible chat API)`)
 	f.str(&c.OpenAIBaseURL, "openai-base-url", "OPENAI_BASE_URL", "base URL of the OpenAI-compatible API")
 	f.str(&c.OpenAIAPIKey, "openai-api-key", "OPENAI_API_KEY", "API key for the OpenAI-compatible API")

@@ -106,10 +106,11 @@ func collect(ctx context.Context, books []*openedBook) ([]*eval.Labelled, error)
 func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := DefaultConfig()
 	f := newFlags("fit", &cfg, stderr)
+	f.model()
 	opt := eval.DefaultFitOptions()
 	var booksPath, out string
 	f.fs.StringVar(&booksPath, "books", "", "labelled books (books.tsv, see ../shared/eval/FORMAT.md)")
-	f.fs.StringVar(&out, "out", "answer/model.json", "where to write the fitted model")
+	f.fs.StringVar(&out, "out", "", "where to write the fitted model; empty = answer/model.json, or answer/model-meaning.json with a sentence model (--model)")
 	f.fs.Float64Var(&opt.L2, "l2", opt.L2, "L2 regularisation on standardised features; 0 = chosen in cross-validation")
 	f.fs.Float64Var(&opt.WrongCost, "wrong-cost", opt.WrongCost, "what a wrong answer costs in right ones when the threshold is chosen")
 	f.fs.BoolVar(&opt.Members, "members", opt.Members, "also fit a member per field and judge a pick by the least probability any gives it (the fit before the curve was the judge)")
@@ -121,6 +122,12 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if booksPath == "" {
 		return usageError{"fit needs --books FILE"}
+	}
+	if out == "" {
+		out = "answer/model.json"
+		if cfg.SentenceModel != "" {
+			out = "answer/model-meaning.json"
+		}
 	}
 	books, err := openBooks(ctx, cfg, booksPath, stderr)
 	if err != nil {

@@ -118,7 +118,7 @@ func BenchmarkAsk(b *testing.B) { benchmarkAsk(b, "") }
 // TEXTBOOK_RAG_MODEL: a question costs its embedding and its read
 // windows' (the book's headings are embedded before the timer starts).
 func BenchmarkAskMeaning(b *testing.B) {
-	model := os.Getenv("TEXTBOOK_RAG_MODEL")
+	model := sentenceModelDir
 	if model == "" {
 		b.Skip("TEXTBOOK_RAG_MODEL not set: no sentence model to measure (export TEXTBOOK_RAG_MODEL=$(scripts/model))")
 	}
