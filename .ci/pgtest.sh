@@ -1,62 +1,88 @@
-# Sourced by .ci/run (and usable by hand: `source .ci/pgtest.sh`): creates a
-# throwaway Postgres database on the local server, exports DATABASE_URL for
-# the Postgres tests and drops the database when the shell exits. When no
-# server answers it tries once to start the local cluster; if it is still
-# down it says so and leaves DATABASE_URL unset, and the tests skip.
-# It sets the EXIT trap (the caller should not rely on one of its own).
-# Safe under `set -euo pipefail`.
+# Sourced by .ci/run (and usable by hand: `source .ci/pgtest.sh`): starts a
+# throwaway Postgres cluster of its own (trust authentication, listening on
+# 127.0.0.1 only, in a temporary folder), exports DATABASE_URL for the
+# Postgres tests, and stops and removes the cluster when the shell exits.
+# Debian's postgresql is installed first when its binaries are missing.
+# When no cluster can be started it says why and leaves DATABASE_URL
+# unset, and the tests skip. It sets the EXIT trap (the caller should not
+# rely on one of its own). Safe under `set -euo pipefail`.
 
-pgtest_host=${PGTEST_HOST:-127.0.0.1}
-pgtest_port=${PGTEST_PORT:-5432}
-pgtest_user=${PGTEST_USER:-postgres}
-pgtest_admin="postgres://${pgtest_user}@${pgtest_host}:${pgtest_port}/postgres?sslmode=disable"
+pgtest_port=${PGTEST_PORT:-55432}
 
-pgtest_up() {
-	if command -v pg_isready >/dev/null 2>&1; then
-		pg_isready -q -h "$pgtest_host" -p "$pgtest_port" -t 5
+# pgtest_free_port moves pgtest_port past ports something already
+# listens on (another cluster, another run).
+pgtest_free_port() {
+	local i
+	for i in $(seq 0 50); do
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$pgtest_port") 2>/dev/null; then
+			return 0
+		fi
+		pgtest_port=$((pgtest_port + 1))
+	done
+}
+
+pgtest_bin() {
+	ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true
+}
+
+# pgtest_as runs a command as the cluster's owner: root may not run
+# Postgres, so as root that is the postgres user Debian's package makes.
+pgtest_as() {
+	if [ "$(id -u)" = 0 ]; then
+		runuser -u postgres -- "$@"
 	else
-		psql "$pgtest_admin" -Atqc 'SELECT 1' >/dev/null 2>&1
+		"$@"
 	fi
 }
 
 pgtest_setup() {
-	if ! command -v psql >/dev/null 2>&1; then
-		echo "!! pgtest: psql is not installed: the Postgres tests will skip"
-		return 0
-	fi
-	if ! pgtest_up; then
-		echo "== pgtest: no Postgres at ${pgtest_host}:${pgtest_port}; trying to start the local cluster"
-		local version
-		version=$(ls /etc/postgresql 2>/dev/null | sort -V | tail -n 1 || true)
-		if [ -n "$version" ] && command -v pg_ctlcluster >/dev/null 2>&1; then
-			pg_ctlcluster --skip-systemctl-redirect "$version" main start || true
-			local i
-			for i in 1 2 3 4 5 6 7 8 9 10; do
-				pgtest_up && break
-				sleep 1
-			done
-		fi
-		if ! pgtest_up; then
-			echo "!! pgtest: Postgres is not reachable at ${pgtest_host}:${pgtest_port}: DATABASE_URL is not set and the Postgres tests will skip"
+	local bin
+	bin=$(pgtest_bin)
+	if [ -z "$bin" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "== pgtest: installing Debian's postgresql"
+		if ! (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null); then
+			echo "!! pgtest: could not install postgresql: the Postgres tests will skip"
 			return 0
 		fi
+		bin=$(pgtest_bin)
 	fi
-	local name="textbook_rag_test_$(date +%Y%m%d%H%M%S)_$$"
-	if ! psql "$pgtest_admin" -v ON_ERROR_STOP=1 -Atqc "CREATE DATABASE \"$name\"" >/dev/null; then
-		echo "!! pgtest: could not create database $name: DATABASE_URL is not set and the Postgres tests will skip"
+	if [ -z "$bin" ]; then
+		echo "!! pgtest: no Postgres binaries (apt-get install postgresql): the Postgres tests will skip"
 		return 0
 	fi
-	PGTEST_DATABASE=$name
-	trap pgtest_drop EXIT
-	export DATABASE_URL="postgres://${pgtest_user}@${pgtest_host}:${pgtest_port}/${name}?sslmode=disable"
-	echo "== pgtest: created database $name; DATABASE_URL=$DATABASE_URL"
+	pgtest_free_port
+	PGTEST_DIR=$(mktemp -d /tmp/textbook-rag-pg.XXXXXX)
+	trap pgtest_stop EXIT
+	if [ "$(id -u)" = 0 ]; then
+		chown postgres "$PGTEST_DIR"
+	fi
+	if ! pgtest_as "$bin/initdb" -D "$PGTEST_DIR/data" -A trust -U postgres --no-sync >"$PGTEST_DIR/initdb.log" 2>&1; then
+		echo "!! pgtest: initdb failed (see below): the Postgres tests will skip"
+		tail -n 5 "$PGTEST_DIR/initdb.log"
+		return 0
+	fi
+	if ! pgtest_as "$bin/pg_ctl" -D "$PGTEST_DIR/data" -l "$PGTEST_DIR/server.log" -w -t 60 \
+		-o "-p $pgtest_port -k $PGTEST_DIR -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null; then
+		echo "!! pgtest: the cluster did not start (see below): the Postgres tests will skip"
+		tail -n 5 "$PGTEST_DIR/server.log"
+		return 0
+	fi
+	PGTEST_BIN=$bin
+	if ! "$bin/psql" "postgres://postgres@127.0.0.1:${pgtest_port}/postgres?sslmode=disable" -v ON_ERROR_STOP=1 -Atqc 'CREATE DATABASE textbook_rag_test' >/dev/null; then
+		echo "!! pgtest: could not create the test database: the Postgres tests will skip"
+		return 0
+	fi
+	export DATABASE_URL="postgres://postgres@127.0.0.1:${pgtest_port}/textbook_rag_test?sslmode=disable"
+	echo "== pgtest: a throwaway cluster in $PGTEST_DIR; DATABASE_URL=$DATABASE_URL"
 }
 
-pgtest_drop() {
-	if [ -n "${PGTEST_DATABASE:-}" ]; then
-		psql "$pgtest_admin" -Atqc "DROP DATABASE IF EXISTS \"$PGTEST_DATABASE\" WITH (FORCE)" >/dev/null 2>&1 ||
-			echo "!! pgtest: could not drop database $PGTEST_DATABASE"
-		PGTEST_DATABASE=
+pgtest_stop() {
+	if [ -n "${PGTEST_DIR:-}" ]; then
+		if [ -n "${PGTEST_BIN:-}" ]; then
+			pgtest_as "$PGTEST_BIN/pg_ctl" -D "$PGTEST_DIR/data" -m immediate stop >/dev/null 2>&1 || true
+		fi
+		rm -rf "$PGTEST_DIR"
+		PGTEST_DIR=
 	fi
 }
 

@@ -34,6 +34,9 @@ type Answerer struct {
 	nHeadings    atomic.Int64
 	// model weighs the candidate passages.
 	model *Model
+	// meaning, when set, gives the sentence model's vectors for the
+	// meaning features (see SetMeaning).
+	meaning Vectors
 	// bookText is the book as one run of units, for explaining a
 	// selection (see ExplainSelection); built on first use.
 	textOnce sync.Once

@@ -76,6 +76,24 @@ var modelJSON []byte
 
 var defaultModel = sync.OnceValues(func() (*Model, error) { return ParseModel(modelJSON) })
 
+// model-meaning.json is the model fitted with a sentence model's
+// features (MeaningFeatures) beside the word features; `textbook-rag fit`
+// writes it when a sentence model is set.
+//
+//go:embed model-meaning.json
+var meaningModelJSON []byte
+
+var defaultMeaningModel = sync.OnceValues(func() (*Model, error) {
+	m, err := ParseModel(meaningModelJSON)
+	if err == nil && !m.Meaning() {
+		err = fmt.Errorf("model-meaning.json weighs no meaning features: refit with `textbook-rag fit` and a sentence model")
+	}
+	return m, err
+})
+
+// Meaning reports whether the model weighs the meaning features too.
+func (m *Model) Meaning() bool { return len(m.Features) > nFeatures }
+
 // DefaultModel is the embedded model, fitted on the shared books. When
 // the embedded file does not fit the features the answerer computes (the
 // features changed and the model was not refitted), it is a model that
@@ -112,25 +130,30 @@ func ParseModel(data []byte) (*Model, error) {
 // Validate checks that the model weighs exactly the features the
 // answerer computes, in the same order.
 func (m *Model) Validate() error {
-	if len(m.Features) != nFeatures || len(m.Mean) != nFeatures || len(m.Scale) != nFeatures || len(m.Weights) != nFeatures {
-		return fmt.Errorf("model has %d features (%d means, %d scales, %d weights); the answerer computes %d: refit with `textbook-rag fit`",
-			len(m.Features), len(m.Mean), len(m.Scale), len(m.Weights), nFeatures)
+	want := FeatureNames()
+	if len(m.Features) > nFeatures {
+		want = MeaningFeatureNames()
 	}
-	for i, f := range Features {
-		if m.Features[i] != f.Name {
-			return fmt.Errorf("model feature %d is %q, the answerer's is %q: refit with `textbook-rag fit`", i, m.Features[i], f.Name)
+	n := len(want)
+	if len(m.Features) != n || len(m.Mean) != n || len(m.Scale) != n || len(m.Weights) != n {
+		return fmt.Errorf("model has %d features (%d means, %d scales, %d weights); the answerer computes %d: refit with `textbook-rag fit`",
+			len(m.Features), len(m.Mean), len(m.Scale), len(m.Weights), n)
+	}
+	for i, name := range want {
+		if m.Features[i] != name {
+			return fmt.Errorf("model feature %d is %q, the answerer's is %q: refit with `textbook-rag fit`", i, m.Features[i], name)
 		}
 		if m.Scale[i] <= 0 || math.IsNaN(m.Weights[i]) {
-			return fmt.Errorf("model feature %q has scale %v and weight %v", f.Name, m.Scale[i], m.Weights[i])
+			return fmt.Errorf("model feature %q has scale %v and weight %v", name, m.Scale[i], m.Weights[i])
 		}
 	}
 	for _, mb := range m.Members {
-		if len(mb.Mean) != nFeatures || len(mb.Scale) != nFeatures || len(mb.Weights) != nFeatures {
-			return fmt.Errorf("model member without %q has %d weights; the answerer computes %d: refit with `textbook-rag fit`", mb.Without, len(mb.Weights), nFeatures)
+		if len(mb.Mean) != n || len(mb.Scale) != n || len(mb.Weights) != n {
+			return fmt.Errorf("model member without %q has %d weights; the answerer computes %d: refit with `textbook-rag fit`", mb.Without, len(mb.Weights), n)
 		}
 		for i, sc := range mb.Scale {
 			if sc <= 0 || math.IsNaN(mb.Weights[i]) {
-				return fmt.Errorf("model member without %q: feature %q has scale %v and weight %v", mb.Without, Features[i].Name, sc, mb.Weights[i])
+				return fmt.Errorf("model member without %q: feature %q has scale %v and weight %v", mb.Without, want[i], sc, mb.Weights[i])
 			}
 		}
 	}
@@ -180,6 +203,15 @@ func FeatureNames() []string {
 	names := make([]string, nFeatures)
 	for i, f := range Features {
 		names[i] = f.Name
+	}
+	return names
+}
+
+// MeaningFeatureNames lists Features' names, then MeaningFeatures'.
+func MeaningFeatureNames() []string {
+	names := FeatureNames()
+	for _, f := range MeaningFeatures {
+		names = append(names, f.Name)
 	}
 	return names
 }

@@ -123,7 +123,11 @@ func (ans *Answerer) prepare(question *analysis.Question, chunks []rag.ScoredChu
 		return r, nil, nil
 	}
 	units := ans.unitsOf(chunks)
-	return r, units, withQuantities(r, units, ans.candidates(r, units, chunks))
+	cands := withQuantities(r, units, ans.candidates(r, units, chunks))
+	if ans.meaning != nil {
+		ans.addMeaning(question.Text, units, chunks, cands)
+	}
+	return r, units, cands
 }
 
 // best scores the candidates and returns the most probable, the first
@@ -132,19 +136,25 @@ func (ans *Answerer) best(cands []candidate) *candidate {
 	if len(cands) == 0 {
 		return nil
 	}
+	// A model fitted without meaning weighs the word features alone;
+	// a question whose vectors could not be had is weighed so too.
+	model := ans.model
+	if model.Meaning() && len(cands[0].x) < len(model.Features) {
+		model = DefaultModel()
+	}
 	xs := make([][]float64, len(cands))
 	groups := make([]string, len(cands))
 	for i, c := range cands {
-		xs[i], groups[i] = c.x, c.group
+		xs[i], groups[i] = c.x[:len(model.Features)], c.group
 	}
 	// Each candidate keeps its own probability under the model (the
 	// definitions rule and --explain read it); the pick is judged with
 	// the members too.
-	probs := ans.model.Probs(xs)
+	probs := model.Probs(xs)
 	for i := range cands {
 		cands[i].p = probs[i]
 	}
-	i, p := ans.model.Pick(xs, probs, groups)
+	i, p := model.Pick(xs, probs, groups)
 	best := cands[i]
 	best.p = p
 	return &best

@@ -240,6 +240,8 @@ func labelSelection(ctx context.Context, ans *answer.Answerer, q Question) (Sele
 
 // FitOptions are the fit's settings; DefaultFitOptions has their values.
 type FitOptions struct {
+	// Without names features to leave out (see WithoutFeatures).
+	Without []string
 	// L2 is the regularisation of the logistic regression, on
 	// standardised features; 0 chooses it from L2Grid in
 	// cross-validation.
@@ -416,7 +418,11 @@ func (f *fitter) model(l2 float64, out []string, members bool) (*answer.Model, e
 	if !ok {
 		return nil, fmt.Errorf("fit: no book left without %v", out)
 	}
-	m := &answer.Model{Features: answer.FeatureNames(), Mean: w.Mean, Scale: w.Scale, Weights: w.Weights, None: w.None}
+	names := answer.FeatureNames()
+	if len(w.Weights) > len(names) {
+		names = answer.MeaningFeatureNames()
+	}
+	m := &answer.Model{Features: names, Mean: w.Mean, Scale: w.Scale, Weights: w.Weights, None: w.None}
 	if !members || len(f.groups)-len(out) < 2 {
 		return m, nil
 	}
@@ -589,4 +595,31 @@ func threshold(picks []pick, cost float64) (t, score float64) {
 		return sorted[last].p / 2, score
 	}
 	return (sorted[last].p + sorted[last+1].p) / 2, score
+}
+
+// WithoutFeatures zeroes the named features of every labelled candidate,
+// for measuring what they add: a feature that is 0 everywhere is
+// standardised to 0 and fitted no weight, as if the answerer lacked it.
+func WithoutFeatures(books []*Labelled, names []string) error {
+	all := answer.MeaningFeatureNames()
+	var idx []int
+	for _, n := range names {
+		i := slices.Index(all, n)
+		if i < 0 {
+			return fmt.Errorf("--without: no feature %q (see docs/answerer.md)", n)
+		}
+		idx = append(idx, i)
+	}
+	for _, b := range books {
+		for _, a := range b.Asked {
+			for _, x := range a.X {
+				for _, i := range idx {
+					if i < len(x) {
+						x[i] = 0
+					}
+				}
+			}
+		}
+	}
+	return nil
 }

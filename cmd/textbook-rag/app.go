@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/textbook-rag/rag/vectors"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -39,6 +40,9 @@ type Main struct {
 	Metrics *rhttp.Metrics
 
 	Index *datadir.Index
+	// Meaning holds the sentence model's vectors of the book when one is
+	// set (Config.SentenceModel).
+	Meaning *vectors.Cache
 	// Dir is the book's folder in the data directory: its index, chat
 	// history and embeddings.
 	Dir string
@@ -360,6 +364,9 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 	book := learnBook(ix.Chunks, m.Dir, ensure, m.stderr)
 	m.Lexical = lexical.New(book)
 	m.Answerer = answer.New(book)
+	if err := m.openMeaning(ctx); err != nil {
+		return err
+	}
 
 	scope := tutor.DefaultScope()
 	if cfg.ScopePatterns != "" {

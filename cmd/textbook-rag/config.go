@@ -53,12 +53,19 @@ type Config struct {
 	ReportQuestions bool
 
 	// Production backends (see README "Production backends").
-	Embedder         string // "" (built-in lexical) or "openai"
-	Generator        string // "extractive" or "openai"
-	OpenAIBaseURL    string
-	OpenAIAPIKey     string
-	EmbeddingModel   string
-	EmbeddingDim     int
+	Embedder       string // "" (built-in lexical) or "openai"
+	Generator      string // "extractive" or "openai"
+	OpenAIBaseURL  string
+	OpenAIAPIKey   string
+	EmbeddingModel string
+	EmbeddingDim   int
+	// SentenceModel is a sentence model's folder (Hugging Face layout,
+	// see package bert): its vectors give the answerer the meaning
+	// features; "" weighs words alone.
+	SentenceModel string
+	// Vectors is where the sentence model's vectors of the book are kept;
+	// "" = the book's folder of the data directory.
+	Vectors          string
 	LLMModel         string
 	LLMTimeout       time.Duration
 	LLMMaxTokens     int // max_tokens: bounds an answer; one it cuts falls back
@@ -266,6 +273,11 @@ func (f *flags) course() {
 			"else its root page's title, else its folder's name")
 }
 
+// model adds the sentence model's folder.
+func (f *flags) model() {
+	f.str(&f.cfg.SentenceModel, "model", "TEXTBOOK_RAG_MODEL", "a sentence model's folder (Hugging Face layout: config.json, tokenizer.json, model.safetensors; scripts/model fetches one): the answerer weighs meaning too; empty = words alone")
+}
+
 // answering adds the refusal rules' tunables and the backends.
 func (f *flags) answering() {
 	c := f.cfg
@@ -276,6 +288,7 @@ func (f *flags) answering() {
 	f.str(&c.ScopePatterns, "scope-patterns", "TEXTBOOK_RAG_SCOPE_PATTERNS", "JSON file of out-of-scope rules [{topic, pattern}]; empty = the spec's patterns")
 	f.str(&c.RefusalLog, "refusal-log", "TEXTBOOK_RAG_REFUSAL_LOG", `file the refusal log is appended to; "-" = stderr; empty = stderr for serve, `+askRefusalLog+` in the book's folder of the data directory for ask`)
 	f.str(&c.Embedder, "embedder", "TEXTBOOK_RAG_EMBEDDER", `"" for the built-in retriever, "openai" for an OpenAI-compatible embeddings API`)
+	f.model()
 	f.str(&c.Generator, "generator", "TEXTBOOK_RAG_GENERATOR", `"extractive" (built-in) or "openai" (an OpenAI-compatible chat API)`)
 	f.str(&c.OpenAIBaseURL, "openai-base-url", "OPENAI_BASE_URL", "base URL of the OpenAI-compatible API")
 	f.str(&c.OpenAIAPIKey, "openai-api-key", "OPENAI_API_KEY", "API key for the OpenAI-compatible API")

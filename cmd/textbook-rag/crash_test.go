@@ -36,6 +36,10 @@ func TestMain(m *testing.M) {
 	case os.Getenv("TEXTBOOK_RAG_TEST_RUN") == "1":
 		args = os.Args[1:]
 	default:
+		// The tests check the default, words alone: a sentence model in
+		// the environment is kept for the tests that ask for one.
+		sentenceModelDir = os.Getenv("TEXTBOOK_RAG_MODEL")
+		os.Unsetenv("TEXTBOOK_RAG_MODEL")
 		os.Exit(m.Run())
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

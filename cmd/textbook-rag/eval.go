@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/textbook-rag/rag/eval"
 )
@@ -23,6 +24,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	f.fs.Float64Var(&opt.L2, "l2", opt.L2, "with --books: L2 regularisation of each fit; 0 = chosen in cross-validation")
 	f.fs.Float64Var(&opt.WrongCost, "wrong-cost", opt.WrongCost, "with --books: what a wrong answer costs in right ones when the threshold is chosen")
 	f.fs.BoolVar(&opt.Members, "members", opt.Members, "with --books: also fit a member per field and judge a pick by the least probability any gives it (the fit before the curve was the judge)")
+	f.fs.Func("without", "with --books: comma-separated features to leave out of the fits (zeroed), for measuring what they add", func(s string) error { opt.Without = strings.Split(s, ","); return nil })
 	f.fs.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.fs.BoolVar(&verbose, "verbose", false, "list every wrong question with the reason")
 	f.fs.BoolVar(&split, "split", false, "with --books: also print where each book's worded questions end (gates, no right candidate, right not picked, right pick)")

@@ -9,7 +9,9 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/textbook-rag/rag/eval"
 	"golang.org/x/sync/errgroup"
@@ -67,9 +69,16 @@ func openBook(ctx context.Context, cfg Config, b eval.Book, stderr io.Writer) (*
 		return nil, err
 	}
 	cfg.Docs, cfg.RefusalLog = b.Docs, os.DevNull
+	if cfg.Vectors == "" {
+		cfg.Vectors = userVectors()
+	}
+	start := time.Now()
 	app, closeApp, err := openScratch(ctx, cfg, "fit", io.Discard)
 	if err != nil {
 		return nil, err
+	}
+	if app.Meaning != nil && app.Meaning.Embedded() > 0 {
+		fmt.Fprintf(stderr, "%s: the sentence model embedded %d texts in %s\n", b.Name, app.Meaning.Embedded(), time.Since(start).Round(time.Second))
 	}
 	return &openedBook{Book: b, app: app, qs: qs, Close: closeApp}, nil
 }
@@ -97,13 +106,15 @@ func collect(ctx context.Context, books []*openedBook) ([]*eval.Labelled, error)
 func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := DefaultConfig()
 	f := newFlags("fit", &cfg, stderr)
+	f.model()
 	opt := eval.DefaultFitOptions()
 	var booksPath, out string
 	f.fs.StringVar(&booksPath, "books", "", "labelled books (books.tsv, see ../shared/eval/FORMAT.md)")
-	f.fs.StringVar(&out, "out", "answer/model.json", "where to write the fitted model")
+	f.fs.StringVar(&out, "out", "", "where to write the fitted model; empty = answer/model.json, or answer/model-meaning.json with a sentence model (--model)")
 	f.fs.Float64Var(&opt.L2, "l2", opt.L2, "L2 regularisation on standardised features; 0 = chosen in cross-validation")
 	f.fs.Float64Var(&opt.WrongCost, "wrong-cost", opt.WrongCost, "what a wrong answer costs in right ones when the threshold is chosen")
 	f.fs.BoolVar(&opt.Members, "members", opt.Members, "also fit a member per field and judge a pick by the least probability any gives it (the fit before the curve was the judge)")
+	f.fs.Func("without", "comma-separated features to leave out of the fit (zeroed), for measuring what they add", func(s string) error { opt.Without = strings.Split(s, ","); return nil })
 	var dump string
 	f.fs.StringVar(&dump, "dump", "", "also write every labelled candidate (features, label, section) to this JSON file, for analysis")
 	if err := f.parse(args); err != nil {
@@ -111,6 +122,12 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if booksPath == "" {
 		return usageError{"fit needs --books FILE"}
+	}
+	if out == "" {
+		out = "answer/model.json"
+		if cfg.SentenceModel != "" {
+			out = "answer/model-meaning.json"
+		}
 	}
 	books, err := openBooks(ctx, cfg, booksPath, stderr)
 	if err != nil {
@@ -123,6 +140,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}()
 	labelled, err := collect(ctx, books)
 	if err != nil {
+		return err
+	}
+	if err := eval.WithoutFeatures(labelled, opt.Without); err != nil {
 		return err
 	}
 	if dump != "" {
@@ -179,6 +199,9 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 	}()
 	labelled, err := collect(ctx, books)
 	if err != nil {
+		return false, err
+	}
+	if err := eval.WithoutFeatures(labelled, opt.Without); err != nil {
 		return false, err
 	}
 	// Both judges' folds fit many of the same book sets: each is fitted

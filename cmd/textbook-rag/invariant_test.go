@@ -112,7 +112,20 @@ func forEachQuestionSet(t *testing.T, test func(t *testing.T, docs string, qs []
 
 // BenchmarkAsk measures the in-process path per question on the shared
 // textbook: retrieval score, refusal rules and extractive answer.
-func BenchmarkAsk(b *testing.B) {
+func BenchmarkAsk(b *testing.B) { benchmarkAsk(b, "") }
+
+// BenchmarkAskMeaning is BenchmarkAsk with the sentence model of
+// TEXTBOOK_RAG_MODEL: a question costs its embedding and its read
+// windows' (the book's headings are embedded before the timer starts).
+func BenchmarkAskMeaning(b *testing.B) {
+	model := sentenceModelDir
+	if model == "" {
+		b.Skip("TEXTBOOK_RAG_MODEL not set: no sentence model to measure (export TEXTBOOK_RAG_MODEL=$(scripts/model))")
+	}
+	benchmarkAsk(b, model)
+}
+
+func benchmarkAsk(b *testing.B, model string) {
 	if _, err := os.Stat(sharedQuestions); err != nil {
 		b.Skip("shared question set not present")
 	}
@@ -120,7 +133,13 @@ func BenchmarkAsk(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	app := openTestApp(b, sharedCorpus)
+	cfg := DefaultConfig()
+	cfg.Docs, cfg.Data, cfg.SentenceModel = sharedCorpus, b.TempDir(), model
+	app := NewMain(cfg, io.Discard)
+	if err := app.Open(context.Background(), true); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { app.Close() })
 	reqs := make([]rag.ChatRequest, len(qs))
 	for i, q := range qs {
 		reqs[i] = rag.ChatRequest{Question: q.Question, SelectedText: q.SelectedText, SessionID: uuid.NewString()}

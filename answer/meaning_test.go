@@ -1,0 +1,158 @@
+package answer
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/textbook-rag/rag"
+)
+
+// wordVectors is a stand-in sentence model: a text's vector marks which
+// of a few words it uses, so the test knows each cosine's order.
+type wordVectors struct {
+	calls int
+	asked []string
+	fail  bool
+}
+
+var vectorWords = []string{"topic", "channel", "service", "imu", "lidar"}
+
+func (w *wordVectors) Vectors(_ context.Context, texts []string) ([][]float32, error) {
+	if w.fail {
+		return nil, errors.New("model down")
+	}
+	w.calls++
+	w.asked = append(w.asked, texts...)
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, len(vectorWords)+1)
+		v[len(vectorWords)] = 0.1 // no text is orthogonal to every other
+		var n float32 = 0.01
+		for j, word := range vectorWords {
+			if strings.Contains(strings.ToLower(t), word) {
+				v[j] = 1
+				n++
+			}
+		}
+		for j := range v {
+			v[j] /= n
+		}
+		out[i] = normalize(v)
+	}
+	return out, nil
+}
+
+func normalize(v []float32) []float32 {
+	var s float32
+	for _, x := range v {
+		s += x * x
+	}
+	if s == 0 {
+		return v
+	}
+	inv := 1 / sqrt32(s)
+	for i := range v {
+		v[i] *= inv
+	}
+	return v
+}
+
+func sqrt32(x float32) float32 {
+	r := x
+	for range 30 {
+		r = (r + x/r) / 2
+	}
+	return r
+}
+
+func allScored() []rag.ScoredChunk {
+	all := make([]rag.ScoredChunk, len(testChunks))
+	for i, c := range testChunks {
+		all[i] = rag.ScoredChunk{Chunk: c, Score: 0.9}
+	}
+	return all
+}
+
+func TestMeaningFeatures(t *testing.T) {
+	ans := newAnswerer(testChunks)
+	v := &wordVectors{}
+	ans.SetMeaning(v)
+	all := allScored()
+	cands := ans.Candidates(ans.Read("What is a topic?"), all)
+	if len(cands) == 0 {
+		t.Fatal("no candidates")
+	}
+	if v.calls != 1 {
+		t.Errorf("%d calls for one question, want one batch", v.calls)
+	}
+	if v.asked[0] != "What is a topic?" {
+		t.Errorf("the first text embedded is %q, want the question", v.asked[0])
+	}
+	read, bestHeading := 0, false
+	for _, c := range cands {
+		if len(c.Features) != nFeatures+nMeaning {
+			t.Fatalf("%d features, want %d", len(c.Features), nFeatures+nMeaning)
+		}
+		m := c.Features[nFeatures:]
+		if m[mHeadingGap] > 0 || m[mWindowGap] > 0 {
+			t.Errorf("%s: a gap above 0: %v", c.Section, m)
+		}
+		if m[mHeadingGap] == 0 && strings.Contains(c.Section, "Topics") {
+			bestHeading = true
+		}
+		switch m[mUnread] {
+		case 0:
+			read++
+		case 1:
+			if m[mWindow] != 0 || m[mWindowGap] != 0 {
+				t.Errorf("%s: an unread window has meaning %v", c.Section, m)
+			}
+		default:
+			t.Errorf("meaning_unread is %v", m[mUnread])
+		}
+	}
+	if read != min(meaningRead, len(cands)) {
+		t.Errorf("%d windows read, want %d", read, min(meaningRead, len(cands)))
+	}
+	if !bestHeading {
+		t.Error("the Topics heading is not the closest in meaning to a question about topics")
+	}
+}
+
+func TestMeaningFailureFallsBackToWords(t *testing.T) {
+	ans := newAnswerer(testChunks)
+	ans.SetMeaning(&wordVectors{fail: true})
+	all := allScored()
+	for _, c := range ans.Candidates(ans.Read("What is a topic?"), all) {
+		if len(c.Features) != nFeatures {
+			t.Fatalf("%d features without vectors, want the %d word features", len(c.Features), nFeatures)
+		}
+	}
+	// The answerer still weighs the candidates (with the word-only model).
+	_, _, cands := ans.prepare(ans.Read("What is a topic?"), all)
+	if best := ans.best(cands); best == nil {
+		t.Fatal("no pick when the sentence model fails")
+	}
+}
+
+func TestMeaningModelValidates(t *testing.T) {
+	m := ZeroModel()
+	n := nFeatures + nMeaning
+	m.Features = MeaningFeatureNames()
+	m.Mean, m.Scale, m.Weights = make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range m.Scale {
+		m.Scale[i] = 1
+	}
+	if err := m.Validate(); err != nil {
+		t.Fatalf("a model with the meaning features: %v", err)
+	}
+	if !m.Meaning() || ZeroModel().Meaning() {
+		t.Error("Meaning() does not tell the two models apart")
+	}
+	m.Features[nFeatures] = "meaning_elsewhere"
+	if err := m.Validate(); err == nil {
+		t.Error("a model with an unknown meaning feature validates")
+	}
+}

@@ -1,0 +1,223 @@
+// Package bert runs a BERT-family sentence model (all-MiniLM-L6-v2,
+// bge-small, e5-small) inside the binary: it reads a model folder in the
+// Hugging Face layout (config.json, tokenizer.json, model.safetensors and
+// sentence-transformers' pooling files) and turns texts into unit vectors,
+// so that the tutor can weigh meaning without Python, a GPU or a network.
+//
+// ONNX Runtime (through hugot or onnxruntime_go) would be faster, but it
+// needs the model as an ONNX graph, and the packages that ship these
+// models here ship safetensors only; converting them needs PyTorch. The
+// encoder is the textbook BERT forward pass, checked against vectors of
+// the model's own reference implementation (testdata/golden.json).
+package bert
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+)
+
+// Model is a loaded sentence model; it is safe for concurrent use.
+type Model struct {
+	cfg    config
+	tok    *tokenizer
+	w      weights
+	maxLen int
+	id     string
+	name   string
+}
+
+type config struct {
+	ModelType    string  `json:"model_type"`
+	Hidden       int     `json:"hidden_size"`
+	Layers       int     `json:"num_hidden_layers"`
+	Heads        int     `json:"num_attention_heads"`
+	Intermediate int     `json:"intermediate_size"`
+	Eps          float64 `json:"layer_norm_eps"`
+	MaxPositions int     `json:"max_position_embeddings"`
+	TypeVocab    int     `json:"type_vocab_size"`
+	Vocab        int     `json:"vocab_size"`
+	Act          string  `json:"hidden_act"`
+}
+
+// ErrNoModel says a folder holds no sentence model.
+var ErrNoModel = errors.New("no sentence model")
+
+// Load reads the model folder dir.
+func Load(dir string) (*Model, error) {
+	m, err := load(dir)
+	if err != nil {
+		return nil, fmt.Errorf("sentence model %s: %w", dir, err)
+	}
+	return m, nil
+}
+
+func load(dir string) (*Model, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w: config.json is missing", ErrNoModel)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var cfg config
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		return nil, fmt.Errorf("config.json: %w", err)
+	}
+	if err := cfg.check(); err != nil {
+		return nil, fmt.Errorf("config.json: %w", err)
+	}
+	pooling, err := readPooling(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !pooling {
+		return nil, errors.New("1_Pooling/config.json: only mean pooling is supported")
+	}
+	tok, err := readTokenizer(filepath.Join(dir, "tokenizer.json"))
+	if err != nil {
+		return nil, err
+	}
+	weightsPath := filepath.Join(dir, "model.safetensors")
+	ts, err := readSafetensors(weightsPath)
+	if err != nil {
+		return nil, err
+	}
+	w, err := cfg.weights(ts)
+	if err != nil {
+		return nil, fmt.Errorf("model.safetensors: %w", err)
+	}
+	id, err := fileDigest(weightsPath)
+	if err != nil {
+		return nil, err
+	}
+	maxLen := cfg.MaxPositions
+	var st struct {
+		MaxSeqLength int `json:"max_seq_length"`
+	}
+	if raw, err := os.ReadFile(filepath.Join(dir, "sentence_bert_config.json")); err == nil {
+		if err := json.Unmarshal(raw, &st); err != nil {
+			return nil, fmt.Errorf("sentence_bert_config.json: %w", err)
+		}
+	}
+	if st.MaxSeqLength > 0 && st.MaxSeqLength < maxLen {
+		maxLen = st.MaxSeqLength
+	}
+	return &Model{cfg: cfg, tok: tok, w: w, maxLen: maxLen, id: id, name: filepath.Base(filepath.Clean(dir))}, nil
+}
+
+func (c config) check() error {
+	switch {
+	case c.ModelType != "bert":
+		return fmt.Errorf("model_type %q: only bert is supported", c.ModelType)
+	case c.Act != "gelu":
+		return fmt.Errorf("hidden_act %q: only gelu is supported", c.Act)
+	case c.Hidden <= 0 || c.Heads <= 0 || c.Hidden%c.Heads != 0:
+		return fmt.Errorf("hidden_size %d does not split into %d heads", c.Hidden, c.Heads)
+	case c.Layers <= 0 || c.Intermediate <= 0 || c.MaxPositions <= 2 || c.Vocab <= 0 || c.TypeVocab <= 0:
+		return errors.New("layer, size or vocabulary counts are missing")
+	case c.Eps <= 0:
+		return errors.New("layer_norm_eps is missing")
+	}
+	return nil
+}
+
+// readPooling reports whether the model pools by the mean of its tokens
+// (a folder without 1_Pooling is taken to, as sentence-transformers does).
+func readPooling(dir string) (bool, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "1_Pooling", "config.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var p struct {
+		Mean bool `json:"pooling_mode_mean_tokens"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return false, fmt.Errorf("1_Pooling/config.json: %w", err)
+	}
+	return p.Mean, nil
+}
+
+func fileDigest(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ID names the model's weights (their SHA-256) and, when Capped, the
+// cap: vectors cached under it are this model's.
+func (m *Model) ID() string { return m.id }
+
+// Capped returns the model cutting texts at n tokens: an embedding costs
+// in proportion to its tokens (and attention to their square), and the
+// start of a passage carries most of what it is about.
+func (m *Model) Capped(n int) *Model {
+	c := *m
+	c.maxLen = max(3, min(n, m.maxLen))
+	c.id = fmt.Sprintf("cap%d-%s", c.maxLen, m.id)
+	return &c
+}
+
+// Name is the model folder's name, for messages.
+func (m *Model) Name() string { return m.name }
+
+// Dimension is the length of every vector.
+func (m *Model) Dimension() int { return m.cfg.Hidden }
+
+// Tokens is how many token ids a text becomes (with [CLS] and [SEP]), up
+// to the model's cap; the cost of embedding it grows with this.
+func (m *Model) Tokens(text string) int { return len(m.tok.encode(text, m.maxLen)) }
+
+// Embed returns one unit vector a text, the mean of the last layer's
+// token states as sentence-transformers pools them. Texts past the
+// model's length are cut, as its reference implementation does. The
+// texts are spread over the machine's cores.
+func (m *Model) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(texts)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var s scratch
+			for i := range next {
+				out[i] = m.encode(&s, m.tok.encode(texts[i], m.maxLen))
+			}
+		}()
+	}
+	var err error
+feed:
+	for i := range texts {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			err = ctx.Err()
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err != nil {
+		return nil, fmt.Errorf("embed: %w", err)
+	}
+	return out, nil
+}

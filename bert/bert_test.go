@@ -1,0 +1,174 @@
+package bert
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// golden holds texts with the token ids of Hugging Face's tokenizers and
+// the vectors of sentence-transformers for all-MiniLM-L6-v2 (made once by
+// scripts/golden.py with the reference implementation).
+type golden struct {
+	MaxSeqLength int `json:"max_seq_length"`
+	Cases        []struct {
+		Text   string    `json:"text"`
+		IDs    []int32   `json:"ids"`
+		Vector []float32 `json:"vector"`
+	} `json:"cases"`
+}
+
+// modelDir is the pinned model's folder, from TEXTBOOK_RAG_MODEL (set it
+// with `export TEXTBOOK_RAG_MODEL=$(scripts/model)`); tests of the real
+// model skip without it.
+func modelDir(t testing.TB) string {
+	dir := os.Getenv("TEXTBOOK_RAG_MODEL")
+	if dir == "" {
+		t.Skip("TEXTBOOK_RAG_MODEL not set: skipping the sentence model's fidelity test (export TEXTBOOK_RAG_MODEL=$(scripts/model))")
+	}
+	return dir
+}
+
+func readGolden(t *testing.T) golden {
+	raw, err := os.ReadFile("testdata/golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g golden
+	if err := json.Unmarshal(raw, &g); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func TestTokenizerMatchesReference(t *testing.T) {
+	m, err := Load(modelDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range readGolden(t).Cases {
+		got := m.tok.encode(c.Text, 1<<20)
+		if !slices.Equal(got, c.IDs) {
+			t.Errorf("%.40q: ids\n got %v\nwant %v", c.Text, got, c.IDs)
+		}
+	}
+}
+
+func TestVectorsMatchReference(t *testing.T) {
+	m, err := Load(modelDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := readGolden(t)
+	if m.maxLen != g.MaxSeqLength {
+		t.Errorf("max length %d, the reference's %d", m.maxLen, g.MaxSeqLength)
+	}
+	texts := make([]string, len(g.Cases))
+	for i, c := range g.Cases {
+		texts[i] = c.Text
+	}
+	vs, err := m.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst := 1.0
+	for i, c := range g.Cases {
+		var dot, n float64
+		for j := range c.Vector {
+			dot += float64(vs[i][j]) * float64(c.Vector[j])
+			n += float64(vs[i][j]) * float64(vs[i][j])
+		}
+		if math.Abs(n-1) > 1e-4 {
+			t.Errorf("%.40q: |v|² = %v, want a unit vector", c.Text, n)
+		}
+		worst = min(worst, dot)
+		if dot < 0.99 {
+			t.Errorf("%.40q: cosine with the reference %.5f, want ≥ 0.99", c.Text, dot)
+		}
+	}
+	t.Logf("least cosine with the reference over %d texts: %.6f", len(g.Cases), worst)
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Load(dir); !errors.Is(err, ErrNoModel) {
+		t.Fatalf("empty folder: %v, want ErrNoModel", err)
+	}
+	good := `{"model_type":"bert","hidden_size":8,"num_hidden_layers":1,"num_attention_heads":2,"intermediate_size":16,"layer_norm_eps":1e-12,"max_position_embeddings":16,"type_vocab_size":2,"vocab_size":10,"hidden_act":"gelu"}`
+	cases := []struct {
+		name, config, tokenizer, weights, want string
+	}{
+		{"not bert", strings.Replace(good, `"bert"`, `"gpt2"`, 1), "", "", "only bert"},
+		{"heads", strings.Replace(good, `"num_attention_heads":2`, `"num_attention_heads":3`, 1), "", "", "heads"},
+		{"bad json", `{`, "", "", "config.json"},
+		{"no tokenizer", good, "", "", "tokenizer.json"},
+		{"bpe", good, `{"normalizer":{"type":"BertNormalizer"},"model":{"type":"BPE","vocab":{}}}`, "", "WordPiece"},
+		{"no weights", good, `{"normalizer":{"type":"BertNormalizer"},"model":{"type":"WordPiece","unk_token":"[UNK]","vocab":{"[UNK]":0,"[CLS]":1,"[SEP]":2}}}`, "", "model.safetensors"},
+		{"short weights", good, `{"normalizer":{"type":"BertNormalizer"},"model":{"type":"WordPiece","unk_token":"[UNK]","vocab":{"[UNK]":0,"[CLS]":1,"[SEP]":2}}}`, "abc", "too short"},
+		{"huge header", good, `{"normalizer":{"type":"BertNormalizer"},"model":{"type":"WordPiece","unk_token":"[UNK]","vocab":{"[UNK]":0,"[CLS]":1,"[SEP]":2}}}`, "\xff\xff\xff\xff\xff\xff\xff\xff{}", "header length"},
+		{"missing tensor", good, `{"normalizer":{"type":"BertNormalizer"},"model":{"type":"WordPiece","unk_token":"[UNK]","vocab":{"[UNK]":0,"[CLS]":1,"[SEP]":2}}}`, "\x02\x00\x00\x00\x00\x00\x00\x00{}", "missing"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			os.RemoveAll(dir)
+			write("config.json", c.config)
+			if c.tokenizer != "" {
+				write("tokenizer.json", c.tokenizer)
+			}
+			if c.weights != "" {
+				write("model.safetensors", c.weights)
+			}
+			_, err := Load(dir)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Load: %v, want an error mentioning %q", err, c.want)
+			}
+		})
+	}
+}
+
+func BenchmarkEmbedQuestion(b *testing.B) {
+	m, err := Load(modelDir(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	q := []string{"How do I create a ROS 2 publisher in Python?"}
+	for b.Loop() {
+		if _, err := m.Embed(context.Background(), q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEmbedPassages embeds 64 passages of about 100 words, as
+// ingest does; ns/op divided by 64 is the cost of one.
+func BenchmarkEmbedPassages(b *testing.B) {
+	m, err := Load(modelDir(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	texts := make([]string, 64)
+	for i := range texts {
+		texts[i] = strings.Repeat("The controller reads the joint encoders and corrects the arm's position. ", 9)
+	}
+	for b.Loop() {
+		if _, err := m.Embed(context.Background(), texts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

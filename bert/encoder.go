@@ -1,0 +1,221 @@
+package bert
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/viterin/vek/vek32"
+)
+
+// weights are the encoder's tensors. PyTorch keeps a linear map as
+// [out][in]; it is transposed once at load to [in][out], the layout the
+// matrix product wants.
+type weights struct {
+	word, position, tokenType []float32
+	embNorm                   layerNorm
+	layers                    []layer
+}
+
+type layer struct {
+	query, key, value, attnOut linear
+	attnNorm                   layerNorm
+	up, down                   linear
+	outNorm                    layerNorm
+}
+
+type linear struct {
+	w       []float32 // [in][out]
+	b       []float32
+	in, out int
+}
+
+type layerNorm struct{ gain, bias []float32 }
+
+func (c config) weights(ts tensors) (weights, error) {
+	var w weights
+	var err error
+	get := func(name string, shape ...int) []float32 {
+		if err != nil {
+			return nil
+		}
+		var t []float32
+		t, err = ts.take(name, shape...)
+		return t
+	}
+	lin := func(prefix string, out, in int) linear {
+		return linear{w: transpose(get(prefix+".weight", out, in), out, in), b: get(prefix+".bias", out), in: in, out: out}
+	}
+	nrm := func(prefix string) layerNorm {
+		return layerNorm{gain: get(prefix+".weight", c.Hidden), bias: get(prefix+".bias", c.Hidden)}
+	}
+	h := c.Hidden
+	w.word = get("embeddings.word_embeddings.weight", c.Vocab, h)
+	w.position = get("embeddings.position_embeddings.weight", c.MaxPositions, h)
+	w.tokenType = get("embeddings.token_type_embeddings.weight", c.TypeVocab, h)
+	w.embNorm = nrm("embeddings.LayerNorm")
+	for i := range c.Layers {
+		p := fmt.Sprintf("encoder.layer.%d.", i)
+		w.layers = append(w.layers, layer{
+			query:    lin(p+"attention.self.query", h, h),
+			key:      lin(p+"attention.self.key", h, h),
+			value:    lin(p+"attention.self.value", h, h),
+			attnOut:  lin(p+"attention.output.dense", h, h),
+			attnNorm: nrm(p + "attention.output.LayerNorm"),
+			up:       lin(p+"intermediate.dense", c.Intermediate, h),
+			down:     lin(p+"output.dense", h, c.Intermediate),
+			outNorm:  nrm(p + "output.LayerNorm"),
+		})
+	}
+	return w, err
+}
+
+// scratch holds one worker's buffers, reused from text to text.
+type scratch struct {
+	x, q, k, v, ctx, tmp, up []float32
+	hq, hkT, hv, scores, mix []float32
+}
+
+func grow(buf []float32, n int) []float32 {
+	if cap(buf) < n {
+		return make([]float32, n)
+	}
+	return buf[:n]
+}
+
+// encode runs the encoder over one text's ids and pools its tokens.
+func (m *Model) encode(s *scratch, ids []int32) []float32 {
+	c, w := m.cfg, m.w
+	n, h := len(ids), c.Hidden
+	s.x = grow(s.x, n*h)
+	for t, id := range ids {
+		row := s.x[t*h : (t+1)*h]
+		word := w.word[int(id)*h : (int(id)+1)*h]
+		pos := w.position[t*h : (t+1)*h]
+		for j := range row {
+			row[j] = word[j] + pos[j] + w.tokenType[j]
+		}
+	}
+	w.embNorm.apply(s.x, h, c.Eps)
+	for _, l := range w.layers {
+		m.attend(s, l, n)
+		s.up = grow(s.up, n*c.Intermediate)
+		l.up.apply(s.up, s.x, n)
+		gelu(s.up)
+		s.tmp = grow(s.tmp, n*h)
+		l.down.apply(s.tmp, s.up, n)
+		vek32.Add_Inplace(s.x, s.tmp)
+		l.outNorm.apply(s.x, h, c.Eps)
+	}
+	out := make([]float32, h)
+	for t := range n {
+		vek32.Add_Inplace(out, s.x[t*h:(t+1)*h])
+	}
+	var sum float64
+	for j := range out {
+		out[j] /= float32(n)
+		sum += float64(out[j]) * float64(out[j])
+	}
+	if sum > 0 {
+		vek32.MulNumber_Inplace(out, float32(1/math.Sqrt(sum)))
+	}
+	return out
+}
+
+// attend adds self-attention's output to s.x and normalizes it. Each
+// head's scores and mix are matrix products over that head's columns.
+func (m *Model) attend(s *scratch, l layer, n int) {
+	h, heads := m.cfg.Hidden, m.cfg.Heads
+	d := h / heads
+	s.q, s.k, s.v = grow(s.q, n*h), grow(s.k, n*h), grow(s.v, n*h)
+	l.query.apply(s.q, s.x, n)
+	l.key.apply(s.k, s.x, n)
+	l.value.apply(s.v, s.x, n)
+	s.ctx = grow(s.ctx, n*h)
+	s.hq, s.hkT, s.hv = grow(s.hq, n*d), grow(s.hkT, d*n), grow(s.hv, n*d)
+	s.scores, s.mix = grow(s.scores, n*n), grow(s.mix, n*d)
+	scale := float32(1 / math.Sqrt(float64(d)))
+	for hd := range heads {
+		off := hd * d
+		for t := range n {
+			copy(s.hq[t*d:(t+1)*d], s.q[t*h+off:t*h+off+d])
+			copy(s.hv[t*d:(t+1)*d], s.v[t*h+off:t*h+off+d])
+			for e := range d {
+				s.hkT[e*n+t] = s.k[t*h+off+e]
+			}
+		}
+		vek32.MatMul_Into(s.scores, s.hq, s.hkT, d)
+		for i := range n {
+			softmax(s.scores[i*n:(i+1)*n], scale)
+		}
+		vek32.MatMul_Into(s.mix, s.scores, s.hv, n)
+		for t := range n {
+			copy(s.ctx[t*h+off:t*h+off+d], s.mix[t*d:(t+1)*d])
+		}
+	}
+	s.tmp = grow(s.tmp, n*h)
+	l.attnOut.apply(s.tmp, s.ctx, n)
+	vek32.Add_Inplace(s.x, s.tmp)
+	l.attnNorm.apply(s.x, h, m.cfg.Eps)
+}
+
+// softmax turns a row of raw scores, scaled, into weights summing to 1.
+func softmax(row []float32, scale float32) {
+	top := vek32.Max(row)
+	var total float32
+	for j, v := range row {
+		e := float32(math.Exp(float64((v - top) * scale)))
+		row[j] = e
+		total += e
+	}
+	vek32.MulNumber_Inplace(row, 1/total)
+}
+
+// apply writes x·W + b for n rows of x into dst.
+func (l linear) apply(dst, x []float32, n int) {
+	vek32.MatMul_Into(dst, x[:n*l.in], l.w, l.in)
+	for i := range n {
+		vek32.Add_Inplace(dst[i*l.out:(i+1)*l.out], l.b)
+	}
+}
+
+// transpose turns a rows×cols matrix into cols×rows.
+func transpose(m []float32, rows, cols int) []float32 {
+	if m == nil {
+		return nil
+	}
+	t := make([]float32, len(m))
+	for r := range rows {
+		for c := range cols {
+			t[c*rows+r] = m[r*cols+c]
+		}
+	}
+	return t
+}
+
+// apply normalizes each row of x to zero mean and unit variance, then
+// scales and shifts it.
+func (nm layerNorm) apply(x []float32, h int, eps float64) {
+	for r := 0; r < len(x); r += h {
+		row := x[r : r+h]
+		var mean, sq float64
+		for _, v := range row {
+			mean += float64(v)
+		}
+		mean /= float64(h)
+		for _, v := range row {
+			dv := float64(v) - mean
+			sq += dv * dv
+		}
+		inv := 1 / math.Sqrt(sq/float64(h)+eps)
+		for j, v := range row {
+			row[j] = float32((float64(v)-mean)*inv)*nm.gain[j] + nm.bias[j]
+		}
+	}
+}
+
+// gelu is the exact (erf) GELU that BERT's "gelu" names.
+func gelu(x []float32) {
+	for i, v := range x {
+		x[i] = float32(0.5 * float64(v) * (1 + math.Erf(float64(v)/math.Sqrt2)))
+	}
+}

@@ -1,0 +1,215 @@
+// Package vectors keeps a sentence model's vectors of texts in a file, so
+// that each text of a book is embedded once: at ingest, or at the first
+// evaluation of a shared book, and never again while its text and the
+// model stay the same. Vectors are keyed by the model's ID and the
+// SHA-256 of the text.
+package vectors
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// Model turns texts into vectors; ID names its weights.
+type Model interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	Dimension() int
+	ID() string
+}
+
+// magic opens every vector file; the format is magic, the dimension
+// (uint32, little-endian), then records of a text's SHA-256 and its
+// vector as little-endian float32s.
+const magic = "TRV1"
+
+// Cache gives texts' vectors, embedding only the ones it has not seen.
+// It is safe for concurrent use.
+type Cache struct {
+	model Model
+	path  string
+	mu    sync.Mutex
+	vecs  map[[32]byte][]float32
+	// Embedded counts the texts the model had to embed, for reports.
+	embedded int
+}
+
+// Open reads the model's vector file in dir (made when missing). A
+// record cut short by a crash is dropped, and the file cut back to the
+// records before it.
+func Open(dir string, model Model) (*Cache, error) {
+	id := model.ID()
+	if len(id) > 16 {
+		id = id[:16]
+	}
+	c := &Cache{model: model, path: filepath.Join(dir, id+".vec"), vecs: map[[32]byte][]float32{}}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("vectors: %w", err)
+	}
+	if err := c.load(); err != nil {
+		return nil, fmt.Errorf("vectors %s: %w", c.path, err)
+	}
+	return c, nil
+}
+
+// Path is the cache's file.
+func (c *Cache) Path() string { return c.path }
+
+// Len is how many texts' vectors the cache holds.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.vecs)
+}
+
+// Embedded is how many texts the model embedded since Open.
+func (c *Cache) Embedded() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.embedded
+}
+
+func (c *Cache) load() error {
+	f, err := os.Open(c.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	head := make([]byte, len(magic)+4)
+	if _, err := io.ReadFull(r, head); err != nil {
+		return c.reset("no header")
+	}
+	dim := int(binary.LittleEndian.Uint32(head[len(magic):]))
+	if string(head[:len(magic)]) != magic || dim != c.model.Dimension() {
+		return c.reset(fmt.Sprintf("header %q of dimension %d", head[:len(magic)], dim))
+	}
+	rec := make([]byte, 32+4*dim)
+	good := int64(len(head))
+	for {
+		if _, err := io.ReadFull(r, rec); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				return os.Truncate(c.path, good)
+			}
+			return err
+		}
+		var key [32]byte
+		copy(key[:], rec)
+		v := make([]float32, dim)
+		for i := range v {
+			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(rec[32+4*i:]))
+		}
+		c.vecs[key] = v
+		good += int64(len(rec))
+	}
+}
+
+// reset starts the file anew when it is not this model's.
+func (c *Cache) reset(why string) error {
+	if err := os.Remove(c.path); err != nil {
+		return fmt.Errorf("%s: %w", why, err)
+	}
+	return nil
+}
+
+// Vectors returns each text's vector, embedding the texts the cache
+// lacks in one call and appending them to its file.
+func (c *Cache) Vectors(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	keys := make([][32]byte, len(texts))
+	var missing []string
+	var missingKeys [][32]byte
+	seen := map[[32]byte]bool{}
+	c.mu.Lock()
+	for i, t := range texts {
+		keys[i] = sha256.Sum256([]byte(t))
+		if v, ok := c.vecs[keys[i]]; ok {
+			out[i] = v
+		} else if !seen[keys[i]] {
+			seen[keys[i]] = true
+			missing = append(missing, t)
+			missingKeys = append(missingKeys, keys[i])
+		}
+	}
+	c.mu.Unlock()
+	if len(missing) == 0 {
+		return out, nil
+	}
+	vs, err := c.model.Embed(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) != len(missing) {
+		return nil, fmt.Errorf("vectors: the model returned %d vectors for %d texts", len(vs), len(missing))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.embedded += len(missing)
+	for i, k := range missingKeys {
+		c.vecs[k] = vs[i]
+	}
+	for i, k := range keys {
+		if out[i] == nil {
+			out[i] = c.vecs[k]
+		}
+	}
+	if err := c.append(missingKeys, vs); err != nil {
+		return nil, fmt.Errorf("vectors %s: %w", c.path, err)
+	}
+	return out, nil
+}
+
+// append writes the records whole, each after the last good one.
+func (c *Cache) append(keys [][32]byte, vs [][]float32) error {
+	f, err := os.OpenFile(c.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	if st, err := f.Stat(); err == nil && st.Size() == 0 {
+		head := binary.LittleEndian.AppendUint32([]byte(magic), uint32(c.model.Dimension()))
+		w.Write(head)
+	}
+	buf := make([]byte, 0, 32+4*c.model.Dimension())
+	for i, k := range keys {
+		buf = append(buf[:0], k[:]...)
+		for _, x := range vs[i] {
+			buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(x))
+		}
+		w.Write(buf)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Cosine is the cosine of two vectors (their dot product when both are
+// unit vectors, as a sentence model's are).
+func Cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}

@@ -1,0 +1,140 @@
+package vectors
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// letters is a stand-in model: a text's vector counts its a's, b's and
+// c's, and every call is counted.
+type letters struct {
+	calls, texts int
+	fail         bool
+}
+
+func (l *letters) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	if l.fail {
+		return nil, errors.New("model down")
+	}
+	l.calls++
+	l.texts += len(texts)
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = []float32{float32(strings.Count(t, "a")), float32(strings.Count(t, "b")), float32(strings.Count(t, "c"))}
+	}
+	return out, nil
+}
+func (l *letters) Dimension() int { return 3 }
+func (l *letters) ID() string     { return "0123456789abcdef0123" }
+
+func TestCacheEmbedsEachTextOnce(t *testing.T) {
+	dir := t.TempDir()
+	m := &letters{}
+	c, err := Open(dir, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := c.Vectors(context.Background(), []string{"aab", "c", "aab"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.texts != 2 || vs[0][0] != 2 || vs[2][1] != 1 || vs[1][2] != 1 {
+		t.Fatalf("first call: %d texts embedded, vectors %v", m.texts, vs)
+	}
+	if _, err := c.Vectors(context.Background(), []string{"c", "aab"}); err != nil || m.calls != 1 {
+		t.Fatalf("second call embedded again (%d calls, %v)", m.calls, err)
+	}
+	// A new process reads them back from the file.
+	m2 := &letters{}
+	c2, err := Open(dir, m2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err = c2.Vectors(context.Background(), []string{"aab", "c", "bbb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m2.texts != 1 || vs[0][0] != 2 || vs[2][1] != 3 || c2.Len() != 3 || c2.Embedded() != 1 {
+		t.Fatalf("reopened: %d texts embedded, %d held, vectors %v", m2.texts, c2.Len(), vs)
+	}
+}
+
+func TestCacheDropsATornRecord(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Open(dir, &letters{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Vectors(context.Background(), []string{"a", "b"}); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(c.Path())
+	// A crash in the middle of the second record.
+	if err := os.Truncate(c.Path(), st.Size()-5); err != nil {
+		t.Fatal(err)
+	}
+	m := &letters{}
+	c2, err := Open(dir, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2.Len() != 1 {
+		t.Fatalf("held %d vectors after a torn record, want 1", c2.Len())
+	}
+	if _, err := c2.Vectors(context.Background(), []string{"a", "b"}); err != nil || m.texts != 1 {
+		t.Fatalf("re-embedded %d texts (%v), want only the torn one", m.texts, err)
+	}
+	c3, err := Open(dir, &letters{})
+	if err != nil || c3.Len() != 2 {
+		t.Fatalf("after repair: %d held (%v), want 2", c3.Len(), err)
+	}
+}
+
+func TestCacheStartsAnewOnAnotherFormat(t *testing.T) {
+	dir := t.TempDir()
+	m := &letters{}
+	path := filepath.Join(dir, m.ID()[:16]+".vec")
+	if err := os.WriteFile(path, []byte("not a vector file at all"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Open(dir, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Vectors(context.Background(), []string{"abc"}); err != nil || c.Len() != 1 {
+		t.Fatalf("%v, %d held", err, c.Len())
+	}
+}
+
+func TestCacheModelError(t *testing.T) {
+	c, err := Open(t.TempDir(), &letters{fail: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Vectors(context.Background(), []string{"a"}); err == nil {
+		t.Fatal("no error from a failing model")
+	}
+	if c.Len() != 0 {
+		t.Fatal("a failed call left vectors")
+	}
+}
+
+func TestCosine(t *testing.T) {
+	for _, c := range []struct {
+		a, b []float32
+		want float64
+	}{
+		{[]float32{1, 0}, []float32{1, 0}, 1},
+		{[]float32{1, 0}, []float32{0, 2}, 0},
+		{[]float32{1, 1}, []float32{-2, -2}, -1},
+		{[]float32{0, 0}, []float32{1, 0}, 0},
+	} {
+		if got := Cosine(c.a, c.b); got < c.want-1e-9 || got > c.want+1e-9 {
+			t.Errorf("Cosine(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
