@@ -78,7 +78,7 @@ func TestFrontMatterAliases(t *testing.T) {
 			}
 		})
 	}
-	if c := newChapter("a.md", []byte("---\ntitle: *b9\n---\n# Gears\n\nText.\n"), ""); c.Title != "Gears" {
+	if c := newChapter("a.md", []byte("---\ntitle: *b9\n---\n# Gears\n\nText.\n"), "", page.Vars{}); c.Title != "Gears" {
 		t.Errorf("a page titled by an alias of nothing: title %q, want its heading", c.Title)
 	}
 }

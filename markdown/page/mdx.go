@@ -37,8 +37,14 @@ var (
 // the default framework's branch stays, and a GitHub alert's "[!TIP]"
 // marker goes. Other fenced code is left exactly as it is. The chunker and the reader's
 // page both read pages through it, so they see the same text.
-func StripMDX(body []byte) []byte {
-	lines := selectFramework(plainDialects(strings.Split(string(body), "\n")))
+func StripMDX(body []byte) []byte { return stripMDX(body, Vars{}) }
+
+// stripMDX is StripMDX with the site's values for the page's
+// placeholders.
+func stripMDX(body []byte, vars Vars) []byte {
+	lines := strings.Split(string(body), "\n")
+	lines = substitute(hugoShortcodes(lines, vars.Params), vars.Substitutions)
+	lines = selectFramework(plainDialects(lines))
 	out := make([]string, 0, len(lines)+8)
 	fence, dropFence := "", false
 	quizDepth := 0
