@@ -101,10 +101,10 @@ var (
 	// nothing, so the definition's line goes.
 	footnoteRef = regexp.MustCompile(`\[\^[\w.:-]+\]`)
 	footnoteDef = regexp.MustCompile(`^\s{0,3}\[\^[^\]\s]+\]:\s*`)
-	// autodocBlock is an mkdocstrings `::: package.module` or an
-	// mkdocs-click `::: mkdocs-click` block: documentation generated from
+	// autodocBlock is an mkdocstrings `::: package.module` (or a module
+	// alone, `::: my_package`) or an mkdocs-click `::: mkdocs-click` block: documentation generated from
 	// code the book does not hold. Its indented options go with it.
-	autodocBlock = regexp.MustCompile(`^:::\s+(?:mkdocs-click|[\w-]+(?:\.[\w-]+)+)\s*$`)
+	autodocBlock = regexp.MustCompile(`^:::\s+(?:mkdocs-click|[\w-]+(?:\.[\w-]+)+|[A-Za-z]\w*_\w*)\s*$`)
 	// tableCaption is a pandoc table caption's id, `: Caption {#tbl-id}`.
 	tableCaption = regexp.MustCompile(`\s*\{#(?:tbl|tab)-[^{}\s]*\}\s*$`)
 )
