@@ -145,13 +145,19 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 			continue
 		case isFence(trimmed):
 			flushPara()
-			fence := trimmed[:3]
-			j := i + 1
-			for j < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[j]), fence) {
-				j++
-			}
-			end := min(j, len(lines)-1)
+			end := fenceEnd(lines, i, func(l string) string { return l })
 			add(&unit{text: dedent(lines[i:end+1], line[:indent]), kind: code, lead: lead}, within(indent))
+			i = end
+		case strings.HasPrefix(trimmed, ">") && isFence(strings.TrimSpace(strings.TrimLeft(trimmed, ">"))):
+			// Code in a blockquote (a "> NOTE:" with commands) is a
+			// block of its own, its lines as written.
+			flushPara()
+			end := fenceEnd(lines, i, unquote)
+			block := make([]string, 0, end-i+1)
+			for _, l := range lines[i : end+1] {
+				block = append(block, unquote(l))
+			}
+			add(&unit{text: strings.Join(block, "\n"), kind: code, lead: lead}, within(indent))
 			i = end
 		case headingLine.MatchString(trimmed):
 			flushPara()
@@ -204,6 +210,36 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 	}
 	flushPara()
 	return units
+}
+
+// fenceEnd is the line that closes the code block opening at line i: a
+// run of the opener's fence character at least as long, and nothing
+// else (a ````md block shows ``` fences inside it), the last line when
+// none does. read gives a line's text (a blockquote's without its
+// marker); a quoted block also ends where the quote does.
+func fenceEnd(lines []string, i int, read func(string) string) int {
+	open := strings.TrimSpace(read(lines[i]))
+	n := len(open) - len(strings.TrimLeft(open, open[:1]))
+	fence := open[:n]
+	quoted := strings.HasPrefix(strings.TrimSpace(lines[i]), ">")
+	for j := i + 1; j < len(lines); j++ {
+		if quoted && !strings.HasPrefix(strings.TrimSpace(lines[j]), ">") {
+			return j - 1
+		}
+		if t := strings.TrimSpace(read(lines[j])); strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
+			return j
+		}
+	}
+	return len(lines) - 1
+}
+
+// unquote is a blockquote's line without its marker and the space after.
+func unquote(line string) string {
+	t := strings.TrimLeft(line, " \t")
+	if !strings.HasPrefix(t, ">") {
+		return line
+	}
+	return strings.TrimPrefix(t[1:], " ")
 }
 
 // isFence reports a line (trimmed) that opens or closes fenced code.
