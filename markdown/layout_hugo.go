@@ -327,8 +327,9 @@ func hugoBundle(c *Chapter) {
 }
 
 // hugoTitle is the site's title in a Hugo config, "" for none or one
-// that cannot be parsed: its title, else its default language's.
-func hugoTitle(file string, b []byte) string {
+// that cannot be parsed: its title, else its default language's, in the
+// config or in its folder's languages file (langs, nil for none).
+func hugoTitle(file string, b []byte, langs map[string]any) string {
 	conf, err := decodeHugo(file, b)
 	if err != nil {
 		return ""
@@ -340,7 +341,9 @@ func hugoTitle(file string, b []byte) string {
 	if v, ok := conf["defaultcontentlanguage"].(string); ok && v != "" {
 		lang = strings.ToLower(v)
 	}
-	langs, _ := conf["languages"].(map[string]any)
+	if l, ok := conf["languages"].(map[string]any); ok {
+		langs = l
+	}
 	for code, v := range langs {
 		if lc, ok := v.(map[string]any); ok && strings.ToLower(code) == lang {
 			if t, ok := lc["title"].(string); ok {
@@ -353,9 +356,18 @@ func hugoTitle(file string, b []byte) string {
 
 func (hugoLayout) title(root *os.Root) string {
 	for _, f := range hugoConfigs {
-		if raw, _, err := readInRoot(root, f, maxConfigBytes); err == nil {
-			return hugoTitle(f, raw)
+		raw, _, err := readInRoot(root, f, maxConfigBytes)
+		if err != nil {
+			continue
 		}
+		var langs map[string]any
+		for _, lf := range hugoLanguagesFiles {
+			if lraw, _, err := readInRoot(root, lf, maxConfigBytes); err == nil && strings.HasPrefix(f, hugoConfigFolder) {
+				langs, _ = decodeHugo(lf, page.CleanText(lraw))
+				break
+			}
+		}
+		return hugoTitle(f, page.CleanText(raw), langs)
 	}
 	return ""
 }
