@@ -267,7 +267,7 @@ func walkBook(ctx context.Context, fsys fs.FS, opts Options) (listing, error) {
 		isCategory := name == "_category_.json"
 		isConfig := configFiles[p]
 		isNotebook := strings.HasSuffix(name, notebookExt) && !hidden(name)
-		isSection := isPage(name) && (stem(name) == hugoSection || strings.HasPrefix(stem(name), hugoSection+"."))
+		isSection := isPage(name) && (stem(name) == hugoSection || strings.HasPrefix(stem(name), hugoSection+".") && hugoLanguage.MatchString(strings.TrimPrefix(stem(name), hugoSection+".")))
 		if strings.HasSuffix(name, ".rst") && !hidden(name) && d.Type().IsRegular() && !inUnderscored(p) {
 			l.rst = append(l.rst, p)
 			return nil
