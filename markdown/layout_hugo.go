@@ -255,7 +255,9 @@ func (s *hugoSite) dropOtherLanguages(l *listing, base, file string, opts Option
 				if d == "" {
 					d = s.contentDir + "/" + code
 				}
-				otherDirs[d] = true
+				if d != base && !strings.HasPrefix(base+"/", d+"/") {
+					otherDirs[d] = true // a folder holding the default's is not another language's
+				}
 			}
 		}
 	}

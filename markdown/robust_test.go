@@ -344,6 +344,10 @@ func FuzzLayoutConfig(f *testing.F) {
 		{"myst.yml", "project:\n  toc:\n    - file: a.md\n    - title: P\n      children: [{file: m/b.md}, 3]\n"},
 		{"hugo.toml", "title = \"T\"\n[params\n"},
 		{"conf.py", "project = 'P'\nroot_doc = 'a'\n"},
+		{"conf.py", "myst_substitutions = {'a': \"x\", \"b\": 'y', 'c': {\n"},
+		{"config/_default/hugo.yaml", "defaultContentLanguage: 3\nlanguages: [1, 2]\nparams: {a: {b: [x]}}\ncontentDir: ../up\n"},
+		{"config/_default/hugo.toml", "contentDir = \"m\"\n[languages.m]\ncontentDir = \"m\"\n"},
+		{"config/_default/hugo.yaml", "languages:\n  en: {contentDir: m}\n  fa: {contentDir: m}\n  de: {contentDir: .}\n"},
 	} {
 		f.Add(seed[0], seed[1])
 	}
