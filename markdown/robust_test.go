@@ -221,6 +221,8 @@ func FuzzChunker(f *testing.F) {
 		"```{r a, echo=FALSE}\nx\n```\n`r 1+1` [@a; -@b] @fig-x \\@ref(fig:y) {{< x >}}\n# H {-}\n",
 		"::: {.callout-note title=\"A\"}\n:::{tip}\n:label: z\n{doc}`a\n<b>` {eq}`\n",
 		"```python\n{!> ../x.py !}\n```\n{* x *}\n--8<-- \"y\"\n(l)=\n+++ {}\n% c\n: d\n",
+		"{{< tabpane lang=go >}}\n{{< tab header=\"a\" >}}\nx\n{{< highlight\n  sh >}}\n{{% param \"p\" %}}\n{{< figure\n```\n",
+		"```{toctree}\n---\n---\n````{myst-example}\n---\n:::{note}\n---\nx\n",
 	} {
 		f.Add(seed)
 	}
