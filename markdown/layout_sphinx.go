@@ -149,8 +149,9 @@ func (sphinxLayout) title(root *os.Root) string {
 
 // toctreeSource is a page's lines as its toctrees are read from them: a
 // code block's lines, and a myst-example's, are blanked (a toctree shown
-// as an example of the syntax lists no page), and a toctree's options written as a YAML block
-// (`---` … `---` on its first lines) are written as `:key: value` lines.
+// as an example of the syntax lists no page), and a toctree's options
+// written as a YAML block (`---` … `---` on its first lines) are written
+// as `:key: value` lines.
 func toctreeSource(lines []string) []string {
 	out := make([]string, len(lines))
 	var open []string // the directives' fences open, innermost last
