@@ -295,6 +295,8 @@ func TestCodeUnitsWhole(t *testing.T) {
 			[]string{"Write equations so:", "````md\n```{math}\na + b\n```\n\n```{math}\nc\n```\n````", "Then build."}},
 		{"code in a blockquote", "> NOTE: Run both commands.\n>\n> ```sh\n> make build\n>   make test\n> ```\n\nDone.",
 			[]string{"NOTE: Run both commands.", "```sh\nmake build\n  make test\n```", "Done."}},
+		{"a chunk that ````{r} opens and ``` closes", "````r\nnrow(x)\n```\n\nThen count the rows.",
+			[]string{"````r\nnrow(x)\n```", "Then count the rows."}},
 		{"a quote that ends before its fence closes", "> ```sh\n> make\n\nDone.",
 			[]string{"```sh\nmake", "Done."}},
 	}

@@ -214,23 +214,35 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 
 // fenceEnd is the line that closes the code block opening at line i: a
 // run of the opener's fence character at least as long, and nothing
-// else (a ````md block shows ``` fences inside it), the last line when
-// none does. read gives a line's text (a blockquote's without its
-// marker); a quoted block also ends where the quote does.
+// else (a ````md block shows ``` fences inside it). A block that no such
+// line closes ends, as knitr ends a chunk, at the first line that opens
+// with three of its fence characters (R Markdown pages open chunks with
+// ````{r} and close them with ```), else at the last line. read gives a
+// line's text (a blockquote's without its marker); a quoted block also
+// ends where the quote does.
 func fenceEnd(lines []string, i int, read func(string) string) int {
 	open := strings.TrimSpace(read(lines[i]))
 	n := len(open) - len(strings.TrimLeft(open, open[:1]))
 	fence := open[:n]
 	quoted := strings.HasPrefix(strings.TrimSpace(lines[i]), ">")
+	end, loose := len(lines)-1, -1
 	for j := i + 1; j < len(lines); j++ {
 		if quoted && !strings.HasPrefix(strings.TrimSpace(lines[j]), ">") {
-			return j - 1
+			end = j - 1
+			break
 		}
-		if t := strings.TrimSpace(read(lines[j])); strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
+		t := strings.TrimSpace(read(lines[j]))
+		if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
 			return j
 		}
+		if loose < 0 && strings.HasPrefix(t, fence[:3]) {
+			loose = j
+		}
 	}
-	return len(lines) - 1
+	if loose >= 0 {
+		return loose
+	}
+	return end
 }
 
 // unquote is a blockquote's line without its marker and the space after.
