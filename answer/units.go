@@ -212,13 +212,12 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 	return units
 }
 
-// fenceEnd is the line that closes the code block opening at line i.
-// A longer fence (````md, which shows ``` fences inside it) closes on a
-// run of its character at least as long, and nothing else; a block that
-// no such line closes ends, as knitr ends a chunk, at the first line
-// that opens with three of its fence characters (R Markdown pages open
-// chunks with ````{r} and close them with ```), as a ``` block does,
-// else at the last line. read gives a
+// fenceEnd is the line that closes the code block opening at line i: a
+// run of the opener's fence character at least as long, and nothing
+// else (a ````md block shows ``` fences inside it). A block that no such
+// line closes ends, as knitr ends a chunk, at the first line that opens
+// with three of its fence characters (R Markdown pages open chunks with
+// ````{r} and close them with ```), else at the last line. read gives a
 // line's text (a blockquote's without its marker); a quoted block also
 // ends where the quote does.
 func fenceEnd(lines []string, i int, read func(string) string) int {
@@ -233,7 +232,7 @@ func fenceEnd(lines []string, i int, read func(string) string) int {
 			break
 		}
 		t := strings.TrimSpace(read(lines[j]))
-		if strings.HasPrefix(t, fence) && (len(fence) == 3 || strings.Trim(t, fence[:1]) == "") {
+		if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
 			return j
 		}
 		if loose < 0 && strings.HasPrefix(t, fence[:3]) {
