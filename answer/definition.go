@@ -226,9 +226,15 @@ func (ans *Answerer) definitionsFor(selected, chapter string, skip func(int) boo
 	}
 	byKey := map[string]definitionSite{}
 	var keys []string
+	shared := sharedHeads(bt, chapter)
+	// byHead: the selection names the term by a last word no other term
+	// of the chapter ends with (usesHead holds terms of two words or more).
+	byHead := func(d definitionSite) bool {
+		return ans.usesHead(seq, d, chapter) && !shared[d.stems[len(d.stems)-1]]
+	}
 	for _, d := range bt.defs {
 		full := usesTerm(seq, d.stems)
-		if !full && !ans.usesHead(seq, d, chapter) || skip(d.unit) ||
+		if !full && !byHead(d) || skip(d.unit) ||
 			d.labelled && !slices.ContainsFunc(d.stems, func(s string) bool { return leading[s] }) ||
 			full && !d.glossary && !bt.sameSense(d, subject) {
 			continue
@@ -265,6 +271,25 @@ func (ans *Answerer) usesHead(seq []string, d definitionSite, chapter string) bo
 	}
 	head := d.stems[len(d.stems)-1]
 	return slices.Contains(seq, head) && !ans.everyday(head)
+}
+
+// sharedHeads are the last words that several terms of the chapter end
+// with ("join" of "rolling joins" and "equi joins"): such a word alone
+// names none of them, so a selection that uses it defines none.
+func sharedHeads(bt *bookText, chapter string) map[string]bool {
+	keysOf := map[string]string{}
+	shared := map[string]bool{}
+	for _, d := range bt.defs {
+		if len(d.stems) < 2 || bt.units[d.unit].chunk.ChapterPath != chapter {
+			continue
+		}
+		head := d.stems[len(d.stems)-1]
+		if k, seen := keysOf[head]; seen && k != d.key {
+			shared[head] = true
+		}
+		keysOf[head] = d.key
+	}
+	return shared
 }
 
 // sameSense reports a definition that uses, in its text or its heading,

@@ -282,3 +282,31 @@ func TestLongCodeDoesNotCrowdOutTheAnswer(t *testing.T) {
 		t.Errorf("the quote stops before the sentence that answers:\n%s", b.String())
 	}
 }
+
+// Code is quoted whole, as the page shows it: a ````md block holding
+// ``` examples is one block, and code fenced inside a blockquote is a
+// block of its own lines, not a sentence of the quote.
+func TestCodeUnitsWhole(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       []string // the units' texts, in order
+	}{
+		{"nested fences", "Write equations so:\n\n````md\n```{math}\na + b\n```\n\n```{math}\nc\n```\n````\n\nThen build.",
+			[]string{"Write equations so:", "````md\n```{math}\na + b\n```\n\n```{math}\nc\n```\n````", "Then build."}},
+		{"code in a blockquote", "> NOTE: Run both commands.\n>\n> ```sh\n> make build\n>   make test\n> ```\n\nDone.",
+			[]string{"NOTE: Run both commands.", "```sh\nmake build\n  make test\n```", "Done."}},
+		{"a chunk that ````{r} opens and ``` closes", "````r\nnrow(x)\n```\n\nThen count the rows.",
+			[]string{"````r\nnrow(x)\n```", "Then count the rows."}},
+		{"a quote that ends before its fence closes", "> ```sh\n> make\n\nDone.",
+			[]string{"```sh\nmake", "Done."}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, u := range splitUnits(rag.Chunk{Text: tt.text, SectionHeading: "Build"}) {
+			got = append(got, u.text)
+		}
+		if strings.Join(got, "\n|\n") != strings.Join(tt.want, "\n|\n") {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
+		}
+	}
+}

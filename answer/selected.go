@@ -209,7 +209,7 @@ func readerLines(text string) string {
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	rendered := !hasMarkdown(lines)
 	var b strings.Builder
-	fenced := false
+	fence := "" // the open code block's fence: a ````md block shows ``` ones
 	for i, line := range lines {
 		b.WriteString(line)
 		if i == len(lines)-1 {
@@ -217,9 +217,13 @@ func readerLines(text string) string {
 		}
 		b.WriteByte('\n')
 		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fenced = !fenced
+		switch {
+		case fence != "" && strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "":
+			fence = ""
+		case fence == "" && isFence(t):
+			fence = t[:len(t)-len(strings.TrimLeft(t, t[:1]))]
 		}
+		fenced := fence != ""
 		next := lines[i+1]
 		if rendered {
 			if t != "" && strings.TrimSpace(next) != "" {

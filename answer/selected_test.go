@@ -141,6 +141,11 @@ func TestReaderLines(t *testing.T) {
 		name, in, want string
 	}{
 		{
+			name: "a ````md block holding ``` examples keeps its lines",
+			in:   "Write it so:\n\n````md\n```{math}\nA.\nB.\n```\n\n```{math}\nC.\nD.\n```\n````\nAfter **it**.\nMore.",
+			want: "Write it so:\n\n````md\n```{math}\nA.\nB.\n```\n\n```{math}\nC.\nD.\n```\n````\nAfter **it**.\n\nMore.",
+		},
+		{
 			name: "lines copied from a rendered list",
 			in:   "Types:\nDC motors\nServo motors",
 			want: "Types:\n\nDC motors\n\nServo motors",

@@ -218,13 +218,19 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 			continue
 		case isFence(trimmed):
 			flushPara()
-			fence := trimmed[:3]
-			j := i + 1
-			for j < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[j]), fence) {
-				j++
-			}
-			end := min(j, len(lines)-1)
+			end := fenceEnd(lines, i, func(l string) string { return l })
 			add(&unit{text: dedent(lines[i:end+1], line[:indent]), kind: code, lead: lead}, within(indent))
+			i = end
+		case strings.HasPrefix(trimmed, ">") && isFence(strings.TrimSpace(strings.TrimLeft(trimmed, ">"))):
+			// Code in a blockquote (a "> NOTE:" with commands) is a
+			// block of its own, its lines as written.
+			flushPara()
+			end := fenceEnd(lines, i, unquote)
+			block := make([]string, 0, end-i+1)
+			for _, l := range lines[i : end+1] {
+				block = append(block, unquote(l))
+			}
+			add(&unit{text: strings.Join(block, "\n"), kind: code, lead: lead}, within(indent))
 			i = end
 		case headingLine.MatchString(trimmed):
 			flushPara()
@@ -277,6 +283,48 @@ func splitUnitsWith(text string, headings []rag.Heading, context, section, ancho
 	}
 	flushPara()
 	return units
+}
+
+// fenceEnd is the line that closes the code block opening at line i: a
+// run of the opener's fence character at least as long, and nothing
+// else (a ````md block shows ``` fences inside it). A block that no such
+// line closes ends, as knitr ends a chunk, at the first line that opens
+// with three of its fence characters (R Markdown pages open chunks with
+// ````{r} and close them with ```), else at the last line. read gives a
+// line's text (a blockquote's without its marker); a quoted block also
+// ends where the quote does.
+func fenceEnd(lines []string, i int, read func(string) string) int {
+	open := strings.TrimSpace(read(lines[i]))
+	n := len(open) - len(strings.TrimLeft(open, open[:1]))
+	fence := open[:n]
+	quoted := strings.HasPrefix(strings.TrimSpace(lines[i]), ">")
+	end, loose := len(lines)-1, -1
+	for j := i + 1; j < len(lines); j++ {
+		if quoted && !strings.HasPrefix(strings.TrimSpace(lines[j]), ">") {
+			end = j - 1
+			break
+		}
+		t := strings.TrimSpace(read(lines[j]))
+		if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
+			return j
+		}
+		if loose < 0 && strings.HasPrefix(t, fence[:3]) {
+			loose = j
+		}
+	}
+	if loose >= 0 {
+		return loose
+	}
+	return end
+}
+
+// unquote is a blockquote's line without its marker and the space after.
+func unquote(line string) string {
+	t := strings.TrimLeft(line, " \t")
+	if !strings.HasPrefix(t, ">") {
+		return line
+	}
+	return strings.TrimPrefix(t[1:], " ")
 }
 
 // isFence reports a line (trimmed) that opens or closes fenced code.

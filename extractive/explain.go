@@ -12,6 +12,27 @@ import (
 // other section about it. The selection is not repeated then.
 const NothingMore = "The book says nothing more about this passage."
 
+// maxEchoWords bounds the selection an explanation repeats: the reader
+// has the selection before them, so it is echoed only as a short lead
+// (a sentence or two of its first paragraph) that says which passage the
+// explanation is about.
+const maxEchoWords = 30
+
+// selectionLead is the opening of the selection that an explanation
+// echoes: its first paragraph's sentences while they stay within
+// maxEchoWords words, none when the first is longer or is no sentence (a
+// code block, a table row).
+func selectionLead(selection []rag.Passage) []rag.Passage {
+	words := 0
+	for i, p := range selection {
+		words += len(strings.Fields(p.Text))
+		if words > maxEchoWords || kindOf(strings.TrimSpace(p.Text)) != "prose" || i > 0 && !sameParagraph(selection[0], p) {
+			return selection[:i]
+		}
+	}
+	return selection
+}
+
 // Titles of the parts of an explanation; each is followed by where in the
 // book the part comes from.
 const (
@@ -20,7 +41,8 @@ const (
 	RelatedTitle    = "Other sections that discuss this:"
 )
 
-// explanation renders what the book adds to a selection, after it: the
+// explanation renders what the book adds to a selection, after its lead
+// (see selectionLead): the
 // sentences that lead into it, then each definition under a line naming
 // its term, each with where it comes from, then the other sections that
 // discuss it; or NothingMore, in the selection's place.

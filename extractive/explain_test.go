@@ -64,3 +64,37 @@ func TestGenerateExplanation(t *testing.T) {
 		})
 	}
 }
+
+// TestExplanationEchoesALead: an explanation repeats only a short lead
+// of the selection (the reader has it before them): the first
+// paragraph's sentences within maxEchoWords, nothing of a first sentence
+// longer than that, never a code block or a later paragraph.
+func TestExplanationEchoesALead(t *testing.T) {
+	long := strings.TrimSpace(strings.Repeat("A pump moves water through the filter ", 6)) + "."
+	exp := &rag.Explanation{Related: []rag.Passage{{Heading: rag.Heading{Text: "Filters"},
+		Chunk: &rag.ScoredChunk{Chunk: rag.Chunk{ID: "9", ChapterTitle: "Ponds", SectionHeading: "Filters"}}}}}
+	tests := []struct {
+		name      string
+		selection []rag.Passage
+		want      string // the answer's part before the explanation
+	}{
+		{"first sentences", []rag.Passage{
+			{Text: "The pump runs all day.", Paragraph: 1},
+			{Text: "It stops when the float drops.", Paragraph: 1},
+			{Text: "A second paragraph says more.", Paragraph: 2},
+		}, "From your selection:\n\nThe pump runs all day. It stops when the float drops."},
+		{"a long first sentence", []rag.Passage{{Text: long, Paragraph: 1}}, ""},
+		{"code", []rag.Passage{{Text: "```sh\npond start\n```", Paragraph: 1}}, ""},
+	}
+	for _, tt := range tests {
+		req := rag.GenerateRequest{Question: "What does this mean?", SelectedText: "x", Evidence: tt.selection, Explanation: exp}
+		out, err := Generator{}.Generate(context.Background(), req, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lead, _, _ := strings.Cut(out.Text, RelatedTitle)
+		if got := strings.TrimSpace(lead); got != tt.want {
+			t.Errorf("%s: echoed %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

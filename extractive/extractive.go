@@ -31,7 +31,11 @@ func (Generator) Generate(ctx context.Context, req rag.GenerateRequest, emit fun
 	// with the selection alone: with what the book adds to it, or, when
 	// it adds nothing, with the sentence that says so.
 	if req.Explanation == nil || !req.Explanation.Empty() {
-		for _, g := range group(req.Evidence) {
+		evidence := req.Evidence
+		if req.Explanation != nil {
+			evidence = selectionLead(evidence)
+		}
+		for _, g := range group(evidence) {
 			parts = append(parts, render(g))
 		}
 	}

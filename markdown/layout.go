@@ -41,6 +41,9 @@ type layout struct {
 	// folderTitles name folders that have no index page to name them
 	// (a Jekyll collection).
 	folderTitles map[string]string
+	// vars are the values the site's config gives its pages' placeholders
+	// (Hugo params, MyST substitutions).
+	vars page.Vars
 }
 
 // bookLayout recognises one layout and reads its table of contents.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/textbook-rag/rag/markdown/page"
 )
@@ -53,9 +54,33 @@ func (mdBookLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 		for _, s := range skipped {
 			opts.warn(sp, s)
 		}
+		if sp == summaryFile {
+			entries = withIntroduction(entries, l.pages)
+		}
 		hash.Write(b)
 		keepUnder(l, base, sp, sp, "mdBook", opts)
 		return layout{name: "mdBook", toc: &toc{file: sp, entries: entries, only: true}, base: base, mdBook: true}, true, nil
 	}
 	return layout{}, false, nil
+}
+
+// withIntroduction puts a GitBook's README.md first when its SUMMARY.md
+// does not list it: GitBook makes the README the book's introduction,
+// its first page, listed or not.
+func withIntroduction(entries []tocEntry, pages []string) []tocEntry {
+	i := slices.IndexFunc(pages, func(p string) bool { return strings.EqualFold(p, "README.md") })
+	if i < 0 || listsPath(entries, pagePath(pages[i]), 0) {
+		return entries
+	}
+	return append([]tocEntry{{Ref: pages[i], Path: pagePath(pages[i])}}, entries...)
+}
+
+// listsPath reports a table of contents that lists the page p.
+func listsPath(entries []tocEntry, p string, depth int) bool {
+	for _, e := range entries {
+		if e.Path == p || depth < maxTocDepth && listsPath(e.Children, p, depth+1) {
+			return true
+		}
+	}
+	return false
 }

@@ -44,7 +44,7 @@ func (sphinxLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 	}
 	hash.Write(b)
 	base := parentDir(file)
-	lay := layout{name: "Sphinx", base: base, route: siteRoute}
+	lay := layout{name: "Sphinx", base: base, route: siteRoute, vars: page.Vars{Substitutions: mystSubstitutions(b)}}
 	if m := sphinxProject.FindSubmatch(b); m != nil {
 		lay.title = courseOf(strings.TrimSpace(string(m[1])))
 	}
@@ -99,7 +99,7 @@ func (r sphinxReader) toctrees(p string, depth int) []tocEntry {
 	var out []tocEntry
 	var tree *tocEntry // the open toctree
 	fence := ""
-	for _, line := range strings.Split(string(page.CleanText(b)), "\n") {
+	for _, line := range toctreeSource(strings.Split(string(page.CleanText(b)), "\n")) {
 		t := strings.TrimSpace(line)
 		if tree == nil {
 			if m := toctreeOpen.FindStringSubmatch(line); m != nil {
@@ -132,7 +132,7 @@ func (r sphinxReader) toctrees(p string, depth int) []tocEntry {
 			} else {
 				e.Path = tocPath(parentDir(p), e.Ref)
 			}
-			if e.Path == "" {
+			if e.Path == "" && !leavesBook(e.Ref) {
 				continue // a web address
 			}
 			e.Children = r.toctrees(e.Path, depth+1)
@@ -151,4 +151,112 @@ func (sphinxLayout) title(root *os.Root) string {
 		}
 	}
 	return ""
+}
+
+// toctreeSource is a page's lines as its toctrees are read from them: a
+// code block's lines, and a myst-example's, are blanked (a toctree shown
+// as an example of the syntax lists no page), and a toctree's options
+// written as a YAML block (`---` … `---` on its first lines) are written
+// as `:key: value` lines.
+func toctreeSource(lines []string) []string {
+	out := make([]string, len(lines))
+	var open []string // the directives' fences open, innermost last
+	code := ""        // an open code block's fence
+	yamlOptions := 0  // 1: a toctree just opened; 2: in its YAML block
+	for i, line := range lines {
+		t := strings.TrimSpace(line)
+		switch {
+		case code != "":
+			if closesRun(t, code) {
+				code = ""
+			}
+			continue
+		case yamlOptions == 1 && t == "---":
+			yamlOptions = 2
+			continue
+		case yamlOptions == 2:
+			if t == "---" {
+				yamlOptions = 0
+			} else if t != "" {
+				out[i] = ":" + t
+				if k, v, ok := strings.Cut(t, ":"); ok {
+					out[i] = ":" + strings.TrimSpace(k) + ": " + strings.TrimSpace(v)
+				}
+			}
+			continue
+		case len(open) > 0 && closesRun(t, open[len(open)-1]):
+			open = open[:len(open)-1]
+		case codeFence.MatchString(line):
+			m := codeFence.FindStringSubmatch(line)
+			if strings.HasPrefix(m[2], "{") && !strings.HasPrefix(m[2], "{code") && m[2] != "{myst-example}" {
+				open = append(open, m[1])
+				break
+			}
+			code = m[1]
+			continue
+		}
+		yamlOptions = 0
+		if toctreeOpen.MatchString(line) {
+			yamlOptions = 1
+		}
+		out[i] = line
+	}
+	return out
+}
+
+// codeFence opens a fenced block: its fence and its info string.
+var codeFence = regexp.MustCompile("^\\s*(`{3,}|~{3,})\\s*(\\S*)")
+
+// closesRun reports a trimmed line that closes a fence: the fence's
+// character, at least as many, and nothing else.
+func closesRun(t, fence string) bool {
+	return strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == ""
+}
+
+// mystSubstitutions are the myst_substitutions of a conf.py, read as
+// text: the string values of its dict literal.
+func mystSubstitutions(conf []byte) map[string]string {
+	loc := mystSubstitutionsStart.FindIndex(conf)
+	if loc == nil {
+		return nil
+	}
+	body := conf[loc[1]:]
+	if end := dictEnd(body); end >= 0 {
+		body = body[:end]
+	}
+	subs := map[string]string{}
+	for _, m := range substitutionPair.FindAllSubmatch(body, -1) {
+		subs[string(m[2])+string(m[4])] = string(m[5]) + string(m[6])
+	}
+	return subs
+}
+
+var (
+	mystSubstitutionsStart = regexp.MustCompile(`(?m)^myst_substitutions\s*=\s*(?:dict\(|\{)`)
+	// substitutionPair is `"key": "value"` (or key="value" in dict()).
+	substitutionPair = regexp.MustCompile(`(?:(["'])([\w.-]+)["']\s*:|()([\w.-]+)\s*=)\s*(?:"([^"\n]*)"|'([^'\n]*)')`)
+)
+
+// dictEnd is where the dict literal that body opens ends: its closing
+// brace or parenthesis, outside strings; -1 when it does not close.
+func dictEnd(body []byte) int {
+	depth, quote := 1, byte(0)
+	for i, c := range body {
+		switch {
+		case quote != 0:
+			if c == quote && (i == 0 || body[i-1] != '\\') {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '{' || c == '(' || c == '[':
+			depth++
+		case c == '}' || c == ')' || c == ']':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }

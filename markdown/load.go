@@ -30,7 +30,7 @@ import (
 
 // Version names the chunker's output format. Change it whenever the same
 // book would be cut differently, so existing indexes are rebuilt.
-const Version = "10"
+const Version = "11"
 
 // Options are the chunker's sizes, in cl100k tokens.
 type Options struct {
@@ -267,7 +267,7 @@ func walkBook(ctx context.Context, fsys fs.FS, opts Options) (listing, error) {
 		isCategory := name == "_category_.json"
 		isConfig := configFiles[p]
 		isNotebook := strings.HasSuffix(name, notebookExt) && !hidden(name)
-		isSection := isPage(name) && stem(name) == hugoSection
+		isSection := isPage(name) && (stem(name) == hugoSection || strings.HasPrefix(stem(name), hugoSection+".") && hugoLanguage.MatchString(strings.TrimPrefix(stem(name), hugoSection+".")))
 		if strings.HasSuffix(name, ".rst") && !hidden(name) && d.Type().IsRegular() && !inUnderscored(p) {
 			l.rst = append(l.rst, p)
 			return nil

@@ -221,6 +221,8 @@ func FuzzChunker(f *testing.F) {
 		"```{r a, echo=FALSE}\nx\n```\n`r 1+1` [@a; -@b] @fig-x \\@ref(fig:y) {{< x >}}\n# H {-}\n",
 		"::: {.callout-note title=\"A\"}\n:::{tip}\n:label: z\n{doc}`a\n<b>` {eq}`\n",
 		"```python\n{!> ../x.py !}\n```\n{* x *}\n--8<-- \"y\"\n(l)=\n+++ {}\n% c\n: d\n",
+		"{{< tabpane lang=go >}}\n{{< tab header=\"a\" >}}\nx\n{{< highlight\n  sh >}}\n{{% param \"p\" %}}\n{{< figure\n```\n",
+		"```{toctree}\n---\n---\n````{myst-example}\n---\n:::{note}\n---\nx\n",
 	} {
 		f.Add(seed)
 	}
@@ -344,6 +346,10 @@ func FuzzLayoutConfig(f *testing.F) {
 		{"myst.yml", "project:\n  toc:\n    - file: a.md\n    - title: P\n      children: [{file: m/b.md}, 3]\n"},
 		{"hugo.toml", "title = \"T\"\n[params\n"},
 		{"conf.py", "project = 'P'\nroot_doc = 'a'\n"},
+		{"conf.py", "myst_substitutions = {'a': \"x\", \"b\": 'y', 'c': {\n"},
+		{"config/_default/hugo.yaml", "defaultContentLanguage: 3\nlanguages: [1, 2]\nparams: {a: {b: [x]}}\ncontentDir: ../up\n"},
+		{"config/_default/hugo.toml", "contentDir = \"m\"\n[languages.m]\ncontentDir = \"m\"\n"},
+		{"config/_default/hugo.yaml", "languages:\n  en: {contentDir: m}\n  fa: {contentDir: m}\n  de: {contentDir: .}\n"},
 	} {
 		f.Add(seed[0], seed[1])
 	}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
+	"github.com/textbook-rag/rag/markdown/page"
 )
 
 // A course is named after its book: the title of the Docusaurus site the
@@ -352,7 +353,7 @@ func RootPageTitle(book fs.FS) string {
 			if err != nil {
 				continue
 			}
-			c := newChapter(name, raw, "")
+			c := newChapter(name, raw, "", page.Vars{})
 			titles := []string{c.page.FrontMatter["title"], c.page.Heading}
 			for _, t := range titles {
 				if t = courseOf(t); t != "" {

@@ -24,6 +24,9 @@ func TestReadLayoutTitle(t *testing.T) {
 		{"Jupyter Book 2 project.title", map[string]string{"myst.yml": "version: 1\nproject:\n  title: Orbital Mechanics\n  toc:\n    - file: index.md\n"}, ".", "Orbital Mechanics"},
 		{"Hugo title", map[string]string{"hugo.toml": "baseURL = \"https://example.org/\"\ntitle = \"Pond Life\"\n"}, ".", "Pond Life"},
 		{"Hugo config.yaml", map[string]string{"config.yaml": "title: Pond Life\n", "content/_index.md": "# Home"}, ".", "Pond Life"},
+		{"Hugo config folder", map[string]string{"config/_default/hugo.yaml": "baseURL: https://example.org/\ntitle: Tide Pools\n", "README.md": "# Stray notes", "content/en/_index.md": "# Home"}, ".", "Tide Pools"},
+		{"Hugo config folder, the default language's title", map[string]string{"config/_default/hugo.toml": "defaultContentLanguage = \"de\"\n",
+			"config/_default/languages.toml": "[en]\ntitle = \"Rock Pools\"\n[de]\ntitle = \"Gezeitentümpel\"\n"}, ".", "Gezeitentümpel"},
 		{"Sphinx project", map[string]string{"docs/conf.py": "import os\nproject = 'Glass Blowing'\n"}, ".", "Glass Blowing"},
 		{"generic title is no name", map[string]string{"_config.yml": "title: Documentation\n"}, ".", ""},
 		{"broken YAML names nothing", map[string]string{"mkdocs.yml": "site_name: [unclosed\n"}, ".", ""},
@@ -78,7 +81,7 @@ func TestFrontMatterAliases(t *testing.T) {
 			}
 		})
 	}
-	if c := newChapter("a.md", []byte("---\ntitle: *b9\n---\n# Gears\n\nText.\n"), ""); c.Title != "Gears" {
+	if c := newChapter("a.md", []byte("---\ntitle: *b9\n---\n# Gears\n\nText.\n"), "", page.Vars{}); c.Title != "Gears" {
 		t.Errorf("a page titled by an alias of nothing: title %q, want its heading", c.Title)
 	}
 }

@@ -34,6 +34,11 @@ func TestTocEntriesOutsideTheBookWarn(t *testing.T) {
 			"mkdocs.yml": {Data: []byte("site_name: Gears\ndocs_dir: .\nnav:\n  - index.md\n  - ../a.md\n  - Up: ../../b.md\n  - /c.md\n  - Web: https://example.org\n  - Anchor: '#top'\n")},
 			"index.md":   page("Home"),
 		}, []string{`"../a.md"`, `"../../b.md"`, `"/c.md"`}},
+		{"Sphinx", fstest.MapFS{
+			"conf.py":  {Data: []byte("project = \"Gears\"\n")},
+			"index.md": {Data: []byte("# Gears\n\n```{toctree}\nteeth\n../../outside\nWeb <https://example.org>\n```\n")},
+			"teeth.md": page("Teeth"),
+		}, []string{`"../../outside"`}},
 		{"Jekyll", fstest.MapFS{
 			"_config.yml":     {Data: []byte("title: Gears\ncollections_dir: ../elsewhere\ncollections:\n  notes:\n    output: true\n")},
 			"index.md":        {Data: []byte("---\nlayout: home\n---\n# Home\n\nGears turn wheels.\n")},

@@ -154,7 +154,7 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 		}
 		fmt.Fprintf(hash, "%s\x00%d\x00", p, len(b))
 		hash.Write(b)
-		c := newChapter(p, b, lay.base)
+		c := newChapter(p, b, lay.base, lay.vars)
 		if lay.chapter != nil {
 			lay.chapter(c)
 		}
@@ -198,9 +198,10 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 
 // newChapter reads a page. base is the folder the book's pages are in
 // (an mdBook's src), "" for the book's root: the page's folder, and so
-// its id and page path, are taken under it.
-func newChapter(p string, raw []byte, base string) *Chapter {
-	pg := page.Read(raw)
+// its id and page path, are taken under it. vars are the site's values
+// for the page's placeholders.
+func newChapter(p string, raw []byte, base string, vars page.Vars) *Chapter {
+	pg := page.ReadWith(raw, vars)
 	fm := pg.FrontMatter
 	c := &Chapter{File: p, Path: pagePath(p), page: pg, Body: pg.Body, Position: noPosition}
 	if d := path.Dir(p); d != "." {

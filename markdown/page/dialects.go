@@ -101,10 +101,10 @@ var (
 	// nothing, so the definition's line goes.
 	footnoteRef = regexp.MustCompile(`\[\^[\w.:-]+\]`)
 	footnoteDef = regexp.MustCompile(`^\s{0,3}\[\^[^\]\s]+\]:\s*`)
-	// autodocBlock is an mkdocstrings `::: package.module` or an
-	// mkdocs-click `::: mkdocs-click` block: documentation generated from
+	// autodocBlock is an mkdocstrings `::: package.module` (or a module
+	// alone, `::: my_package`) or an mkdocs-click `::: mkdocs-click` block: documentation generated from
 	// code the book does not hold. Its indented options go with it.
-	autodocBlock = regexp.MustCompile(`^:::\s+(?:mkdocs-click|[\w-]+(?:\.[\w-]+)+)\s*$`)
+	autodocBlock = regexp.MustCompile(`^:::\s+(?:mkdocs-click|[\w-]+(?:\.[\w-]+)+|[A-Za-z]\w*_\w*)\s*$`)
 	// tableCaption is a pandoc table caption's id, `: Caption {#tbl-id}`.
 	tableCaption = regexp.MustCompile(`\s*\{#(?:tbl|tab)-[^{}\s]*\}\s*$`)
 )
@@ -112,6 +112,10 @@ var (
 // bareDirectives lay their content out (a grid's columns, a bookdown
 // block's style): their arguments are no text, their content is.
 var bareDirectives = map[string]bool{"grid": true, "grid-item": true, "tab-set": true, "block": true, "block2": true}
+
+// mystExample is the MyST docs' directive that shows a piece of MyST
+// with its rendering.
+const mystExample = "myst-example"
 
 var codeDirectives = map[string]bool{"code-cell": true, "code-block": true, "code": true, "sourcecode": true, "ipython": true}
 
@@ -139,6 +143,11 @@ type openFence struct {
 	held       []string
 	hasContent bool
 	options    bool // still in a directive's leading option lines
+	// lines counts the lines read in the fence; yamlOptions: in the
+	// directive's options written as a YAML block (`---` … `---` on
+	// its first lines), which go.
+	lines       int
+	yamlOptions bool
 }
 
 const (
@@ -164,7 +173,19 @@ func plainDialects(lines []string) []string {
 	// options; pending: a line whose role runs on to the next.
 	options, pending, held, inPre := false, "", 0, false
 	autodoc := false // in an autodocBlock's options
+	// afterColon: the line right after a colon directive's opener, which
+	// may open its options as a YAML block; colonYAML: in that block.
+	afterColon, colonYAML := false, false
 	for _, line := range lines {
+		if colonYAML {
+			colonYAML = strings.TrimSpace(line) != "---"
+			continue
+		}
+		if afterColon && strings.TrimSpace(line) == "---" {
+			afterColon, colonYAML = false, true
+			continue
+		}
+		afterColon = false
 		if options && mystOption.MatchString(line) {
 			continue
 		}
@@ -199,6 +220,13 @@ func plainDialects(lines []string) []string {
 				case fenceText:
 					out = append(out, "")
 				}
+				continue
+			}
+			f.lines++
+			if f.yamlOptions || f.lines == 1 && f.options && strings.TrimSpace(line) == "---" {
+				// A directive's options as a YAML block: `---` opens
+				// it on the first line, the next `---` closes it.
+				f.yamlOptions = f.lines == 1 || strings.TrimSpace(line) != "---"
 				continue
 			}
 			switch f.kind {
@@ -257,7 +285,7 @@ func plainDialects(lines []string) []string {
 			continue
 		}
 		if m := colonDirective.FindStringSubmatch(line); m != nil {
-			options = true
+			options, afterColon = true, true
 			if droppedDirectives[m[2]] || bareDirectives[m[2]] {
 				out = append(out, m[1]+"div")
 			} else {
@@ -367,7 +395,11 @@ func openDirective(m []string, out *[]string) *openFence {
 		}
 		return &openFence{fence: fence, indent: indent, kind: fenceCode, held: []string{indent + fence + lname}, options: true}
 	case droppedDirectives[lname]:
-		return &openFence{fence: fence, kind: fenceDrop}
+		return &openFence{fence: fence, kind: fenceDrop, options: true}
+	case lname == mystExample:
+		// The site shows the example's source beside its rendering: the
+		// source is the syntax it teaches.
+		return &openFence{fence: fence, indent: indent, kind: fenceCode, held: []string{indent + fence + "md"}, options: true}
 	}
 	*out = append(*out, "")
 	title := strings.TrimSpace(args + " " + rest)

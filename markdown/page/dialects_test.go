@@ -67,6 +67,11 @@ func TestPlainDialects(t *testing.T) {
 		{"myst comment lines", "Text.\n%%%```{figure} a.png\n%%%:label: x\n%%%```\n%TODO check\nMore.", "Text.\nMore."},
 		{"r pipe at a line's start is no comment", "%>% filter(x) keeps rows.", "%>% filter(x) keeps rows."},
 		{"html pre block is code", "Like this:\n\n<pre><code>p = &#96;r x&#96;,\nq = 1\n</code></pre>\n\nDone.", "Like this:\n\n```\np = `r x`,\nq = 1\n```\n\nDone."},
+		{"myst options as a YAML block", "```{note}\n---\nclass: tip\n---\nRead this.\n```", "\nRead this.\n"},
+		{"colon directive options as a YAML block", ":::{tip}\n---\nclass: dropdown\n---\nDo it.\n:::", ":::div \nDo it.\n:::"},
+		{"a toctree's YAML block goes with it", "```{toctree}\n---\nmaxdepth: 2\n---\nintro\n```\nText.", "Text."},
+		{"a rule in a code block stays", "```yaml\n---\nkey: 1\n```", "```yaml\n---\nkey: 1\n```"},
+		{"myst-example is its source", "````{myst-example}\n:::{note}\nHi.\n:::\n````", "````md\n:::{note}\nHi.\n:::\n````"},
 		{"plain", "Just text.\n\n- a list", "Just text.\n\n- a list"},
 	}
 	for _, tt := range tests {

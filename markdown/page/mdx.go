@@ -16,7 +16,9 @@ var (
 	// comment, as the React docs do: `## Title {/*title*/}`.
 	commentAnchor = regexp.MustCompile(`^( {0,3}#{1,6}[ \t].*?)[ \t]*\{/\*\s*([^*\s]+)\s*\*/\}[ \t]*$`)
 	fenceOpen     = regexp.MustCompile("^\\s*(`{3,}|~{3,})\\s*([\\w+-]*)")
-	admonition    = regexp.MustCompile(`^\s*:{3,}\s*([A-Za-z]+)?\s*(.*)$`)
+	// admonition is a `:::` container's opener: its type (a Docusaurus
+	// `:::note`, a Pandoc div's bare class `::: callout-note`) and title.
+	admonition = regexp.MustCompile(`^\s*:{3,}\s*([A-Za-z][\w-]*)?\s*(.*)$`)
 	// tagStart is a line that opens an HTML or JSX tag (at most three
 	// spaces in: more is indented code).
 	tagStart = regexp.MustCompile(`^ {0,3}<([A-Za-z][\w.:-]*)`)
@@ -37,8 +39,14 @@ var (
 // the default framework's branch stays, and a GitHub alert's "[!TIP]"
 // marker goes. Other fenced code is left exactly as it is. The chunker and the reader's
 // page both read pages through it, so they see the same text.
-func StripMDX(body []byte) []byte {
-	lines := selectFramework(plainDialects(strings.Split(string(body), "\n")))
+func StripMDX(body []byte) []byte { return stripMDX(body, Vars{}) }
+
+// stripMDX is StripMDX with the site's values for the page's
+// placeholders.
+func stripMDX(body []byte, vars Vars) []byte {
+	lines := strings.Split(string(body), "\n")
+	lines = substitute(hugoShortcodes(lines, vars.Params), vars.Substitutions)
+	lines = selectFramework(plainDialects(lines))
 	out := make([]string, 0, len(lines)+8)
 	fence, dropFence := "", false
 	quizDepth := 0
@@ -84,6 +92,9 @@ func StripMDX(body []byte) []byte {
 			out = append(out, "")
 			title := strings.TrimSpace(m[2])
 			title = strings.TrimSuffix(strings.TrimPrefix(title, "["), "]")
+			if len(title) >= 2 && title[0] == '"' && title[len(title)-1] == '"' {
+				title = title[1 : len(title)-1] // `::: note "Title"`
+			}
 			if title != "" {
 				out = append(out, title, "")
 			}

@@ -21,18 +21,7 @@ type Page struct {
 }
 
 // Read reads a page's raw bytes (UTF-8, nesting already limited).
-func Read(raw []byte) *Page {
-	fm, body := SplitFrontMatter(CleanText(raw))
-	p := &Page{FrontMatter: fm, Body: StripMDX(body)}
-	p.blocks = parseBlocks(p.Body)
-	for _, b := range p.blocks {
-		if b.kind == kindHeading && b.level == 1 {
-			p.Heading = b.title
-			break
-		}
-	}
-	return p
-}
+func Read(raw []byte) *Page { return ReadWith(raw, Vars{}) }
 
 // Title is the page's own title: its front-matter title, else its first
 // # heading, "" for neither.
