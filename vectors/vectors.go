@@ -12,6 +12,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"os"
@@ -27,9 +28,15 @@ type Model interface {
 }
 
 // magic opens every vector file; the format is magic, the dimension
-// (uint32, little-endian), then records of a text's SHA-256 and its
-// vector as little-endian float32s.
-const magic = "TRV1"
+// (uint32, little-endian), then records of a text's SHA-256, its vector
+// as little-endian float32s and the CRC-32 of both. The check catches a
+// record that another writer's bytes broke into: a vector read back is
+// always the one written for its text.
+const magic = "TRV2"
+
+// files serialises the appends of every Cache of this process to one
+// file: the books of an evaluation keep their vectors in one file.
+var files sync.Map // path -> *sync.Mutex
 
 // Cache gives texts' vectors, embedding only the ones it has not seen.
 // It is safe for concurrent use.
@@ -89,13 +96,15 @@ func (c *Cache) load() error {
 	r := bufio.NewReader(f)
 	head := make([]byte, len(magic)+4)
 	if _, err := io.ReadFull(r, head); err != nil {
+		f.Close()
 		return c.reset("no header")
 	}
 	dim := int(binary.LittleEndian.Uint32(head[len(magic):]))
 	if string(head[:len(magic)]) != magic || dim != c.model.Dimension() {
+		f.Close()
 		return c.reset(fmt.Sprintf("header %q of dimension %d", head[:len(magic)], dim))
 	}
-	rec := make([]byte, 32+4*dim)
+	rec := make([]byte, 32+4*dim+4)
 	good := int64(len(head))
 	for {
 		if _, err := io.ReadFull(r, rec); err != nil {
@@ -106,6 +115,12 @@ func (c *Cache) load() error {
 				return os.Truncate(c.path, good)
 			}
 			return err
+		}
+		body := rec[:len(rec)-4]
+		if crc32.ChecksumIEEE(body) != binary.LittleEndian.Uint32(rec[len(body):]) {
+			// A broken record: it and what follows are dropped (and
+			// embedded again when asked for).
+			return os.Truncate(c.path, good)
 		}
 		var key [32]byte
 		copy(key[:], rec)
@@ -173,26 +188,31 @@ func (c *Cache) Vectors(ctx context.Context, texts []string) ([][]float32, error
 	return out, nil
 }
 
-// append writes the records whole, each after the last good one.
+// append writes the records whole, in one write to a file opened for
+// appending, under the file's lock: records of two Caches of one file
+// never interleave.
 func (c *Cache) append(keys [][32]byte, vs [][]float32) error {
+	mu, _ := files.LoadOrStore(c.path, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
 	f, err := os.OpenFile(c.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriter(f)
+	dim := c.model.Dimension()
+	buf := make([]byte, 0, len(magic)+4+len(keys)*(32+4*dim+4))
 	if st, err := f.Stat(); err == nil && st.Size() == 0 {
-		head := binary.LittleEndian.AppendUint32([]byte(magic), uint32(c.model.Dimension()))
-		w.Write(head)
+		buf = binary.LittleEndian.AppendUint32(append(buf, magic...), uint32(dim))
 	}
-	buf := make([]byte, 0, 32+4*c.model.Dimension())
 	for i, k := range keys {
-		buf = append(buf[:0], k[:]...)
+		start := len(buf)
+		buf = append(buf, k[:]...)
 		for _, x := range vs[i] {
 			buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(x))
 		}
-		w.Write(buf)
+		buf = binary.LittleEndian.AppendUint32(buf, crc32.ChecksumIEEE(buf[start:]))
 	}
-	if err := w.Flush(); err != nil {
+	if _, err := f.Write(buf); err != nil {
 		f.Close()
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -136,5 +137,83 @@ func TestCosine(t *testing.T) {
 		if got := Cosine(c.a, c.b); got < c.want-1e-9 || got > c.want+1e-9 {
 			t.Errorf("Cosine(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
 		}
+	}
+}
+
+// TestCachesOfOneFileDoNotInterleave has several Caches of one file
+// append at once (the books of an evaluation do) and reads every vector
+// back as it was written.
+func TestCachesOfOneFileDoNotInterleave(t *testing.T) {
+	dir := t.TempDir()
+	const writers, texts = 4, 300
+	var wg sync.WaitGroup
+	for w := range writers {
+		c, err := Open(dir, &letters{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range texts {
+				text := strings.Repeat("a", w+1) + strings.Repeat("b", i) + "c"
+				if _, err := c.Vectors(context.Background(), []string{text}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	m := &letters{}
+	c, err := Open(dir, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Len() != writers*texts {
+		t.Fatalf("read back %d vectors, want %d", c.Len(), writers*texts)
+	}
+	for w := range writers {
+		for i := range texts {
+			text := strings.Repeat("a", w+1) + strings.Repeat("b", i) + "c"
+			v, err := c.Vectors(context.Background(), []string{text})
+			if err != nil || v[0][0] != float32(w+1) || v[0][1] != float32(i) || v[0][2] != 1 {
+				t.Fatalf("%q read back as %v (%v)", text, v, err)
+			}
+		}
+	}
+	if m.texts != 0 {
+		t.Errorf("%d texts embedded again", m.texts)
+	}
+}
+
+// TestCacheDropsABrokenRecord flips a byte inside a record's vector: the
+// record fails its check and is embedded again, never served.
+func TestCacheDropsABrokenRecord(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Open(dir, &letters{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Vectors(context.Background(), []string{"aaa", "bbb"}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(c.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := (len(raw) - 8) / 2
+	raw[8+rec+32] ^= 0x40 // the second record's first float
+	if err := os.WriteFile(c.Path(), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := &letters{}
+	c2, err := Open(dir, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := c2.Vectors(context.Background(), []string{"aaa", "bbb"})
+	if err != nil || v[1][1] != 3 || m.texts != 1 {
+		t.Fatalf("after a broken record: %v (%v), %d embedded again, want bbb's vector and 1", v, err, m.texts)
 	}
 }
