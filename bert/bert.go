@@ -182,10 +182,6 @@ func (m *Model) Name() string { return m.name }
 // Dimension is the length of every vector.
 func (m *Model) Dimension() int { return m.cfg.Hidden }
 
-// Tokens is how many token ids a text becomes (with [CLS] and [SEP]), up
-// to the model's cap; the cost of embedding it grows with this.
-func (m *Model) Tokens(text string) int { return len(m.tok.encode(text, m.maxLen)) }
-
 // Embed returns one unit vector a text, the mean of the last layer's
 // token states as sentence-transformers pools them. Texts past the
 // model's length are cut, as its reference implementation does. The

@@ -218,18 +218,3 @@ func (c *Cache) append(keys [][32]byte, vs [][]float32) error {
 	}
 	return f.Close()
 }
-
-// Cosine is the cosine of two vectors (their dot product when both are
-// unit vectors, as a sentence model's are).
-func Cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
-}

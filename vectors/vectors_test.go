@@ -124,22 +124,6 @@ func TestCacheModelError(t *testing.T) {
 	}
 }
 
-func TestCosine(t *testing.T) {
-	for _, c := range []struct {
-		a, b []float32
-		want float64
-	}{
-		{[]float32{1, 0}, []float32{1, 0}, 1},
-		{[]float32{1, 0}, []float32{0, 2}, 0},
-		{[]float32{1, 1}, []float32{-2, -2}, -1},
-		{[]float32{0, 0}, []float32{1, 0}, 0},
-	} {
-		if got := Cosine(c.a, c.b); got < c.want-1e-9 || got > c.want+1e-9 {
-			t.Errorf("Cosine(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
-		}
-	}
-}
-
 // TestCachesOfOneFileDoNotInterleave has several Caches of one file
 // append at once (the books of an evaluation do) and reads every vector
 // back as it was written.
