@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -95,6 +96,37 @@ func TestVectorsMatchReference(t *testing.T) {
 	t.Logf("least cosine with the reference over %d texts: %.6f", len(g.Cases), worst)
 }
 
+// A text's vector must not depend on the texts batched with it: the
+// vectors are cached by text alone, and a question embedded on its own
+// must meet the same section vectors an ingest embedded in bulk.
+func TestVectorsMatchReferenceInAnyBatch(t *testing.T) {
+	m, err := Load(modelDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, c := range readGolden(t).Cases {
+		texts = append(texts, c.Text)
+	}
+	// Short texts too, so that a batch stacks many of them.
+	for i := range 40 {
+		texts = append(texts, strings.Repeat("joint torque ", i%7+1))
+	}
+	together, err := m.Embed(t.Context(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range texts {
+		alone, err := m.Embed(t.Context(), []string{text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(alone[0], together[i]) {
+			t.Errorf("%.40q: its vector in a batch differs from its vector alone", text)
+		}
+	}
+}
+
 func TestLoadErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) {
@@ -150,6 +182,24 @@ func BenchmarkEmbedQuestion(b *testing.B) {
 	q := []string{"How do I create a ROS 2 publisher in Python?"}
 	for b.Loop() {
 		if _, err := m.Embed(context.Background(), q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEmbedHeadings embeds 256 headings of a few words, as opening
+// a book does; ns/op divided by 256 is the cost of one.
+func BenchmarkEmbedHeadings(b *testing.B) {
+	m, err := Load(modelDir(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	texts := make([]string, 256)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("Chapter %d: Controlling a robot arm, part %d", i/8, i%8)
+	}
+	for b.Loop() {
+		if _, err := m.Embed(context.Background(), texts); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -82,33 +82,59 @@ func grow(buf []float32, n int) []float32 {
 	return buf[:n]
 }
 
-// encode runs the encoder over one text's ids and pools its tokens.
-func (m *Model) encode(s *scratch, ids []int32) []float32 {
+// encode runs the encoder over a batch of texts' ids and pools each
+// text's tokens. The texts' rows are stacked, so that each linear map is
+// one matrix product over all of them: a short text (a heading, a
+// question) alone gives the product too few rows to use the cores well.
+// Attention stays within a text. Each row's arithmetic is the same as
+// when its text is encoded alone, so a vector does not depend on its
+// batch.
+func (m *Model) encode(s *scratch, seqs [][]int32) [][]float32 {
 	c, w := m.cfg, m.w
-	n, h := len(ids), c.Hidden
-	s.x = grow(s.x, n*h)
-	for t, id := range ids {
-		row := s.x[t*h : (t+1)*h]
-		word := w.word[int(id)*h : (int(id)+1)*h]
-		pos := w.position[t*h : (t+1)*h]
-		for j := range row {
-			row[j] = word[j] + pos[j] + w.tokenType[j]
+	h := c.Hidden
+	rows := 0
+	for _, ids := range seqs {
+		rows += len(ids)
+	}
+	s.x = grow(s.x, rows*h)
+	r := 0
+	for _, ids := range seqs {
+		for t, id := range ids {
+			row := s.x[r*h : (r+1)*h]
+			word := w.word[int(id)*h : (int(id)+1)*h]
+			pos := w.position[t*h : (t+1)*h]
+			for j := range row {
+				row[j] = word[j] + pos[j] + w.tokenType[j]
+			}
+			r++
 		}
 	}
 	w.embNorm.apply(s.x, h, c.Eps)
 	for _, l := range w.layers {
-		m.attend(s, l, n)
-		s.up = grow(s.up, n*c.Intermediate)
-		l.up.apply(s.up, s.x, n)
+		m.attend(s, l, seqs, rows)
+		s.up = grow(s.up, rows*c.Intermediate)
+		l.up.apply(s.up, s.x, rows)
 		gelu(s.up)
-		s.tmp = grow(s.tmp, n*h)
-		l.down.apply(s.tmp, s.up, n)
+		s.tmp = grow(s.tmp, rows*h)
+		l.down.apply(s.tmp, s.up, rows)
 		vek32.Add_Inplace(s.x, s.tmp)
 		l.outNorm.apply(s.x, h, c.Eps)
 	}
+	out := make([][]float32, len(seqs))
+	r = 0
+	for i, ids := range seqs {
+		out[i] = pool(s.x[r*h:(r+len(ids))*h], h)
+		r += len(ids)
+	}
+	return out
+}
+
+// pool is the unit mean of a text's token states.
+func pool(x []float32, h int) []float32 {
 	out := make([]float32, h)
+	n := len(x) / h
 	for t := range n {
-		vek32.Add_Inplace(out, s.x[t*h:(t+1)*h])
+		vek32.Add_Inplace(out, x[t*h:(t+1)*h])
 	}
 	var sum float64
 	for j := range out {
@@ -122,38 +148,46 @@ func (m *Model) encode(s *scratch, ids []int32) []float32 {
 }
 
 // attend adds self-attention's output to s.x and normalizes it. Each
-// head's scores and mix are matrix products over that head's columns.
-func (m *Model) attend(s *scratch, l layer, n int) {
+// head's scores and mix are matrix products over that head's columns,
+// within one text.
+func (m *Model) attend(s *scratch, l layer, seqs [][]int32, rows int) {
 	h, heads := m.cfg.Hidden, m.cfg.Heads
 	d := h / heads
-	s.q, s.k, s.v = grow(s.q, n*h), grow(s.k, n*h), grow(s.v, n*h)
-	l.query.apply(s.q, s.x, n)
-	l.key.apply(s.k, s.x, n)
-	l.value.apply(s.v, s.x, n)
-	s.ctx = grow(s.ctx, n*h)
-	s.hq, s.hkT, s.hv = grow(s.hq, n*d), grow(s.hkT, d*n), grow(s.hv, n*d)
-	s.scores, s.mix = grow(s.scores, n*n), grow(s.mix, n*d)
+	s.q, s.k, s.v = grow(s.q, rows*h), grow(s.k, rows*h), grow(s.v, rows*h)
+	l.query.apply(s.q, s.x, rows)
+	l.key.apply(s.k, s.x, rows)
+	l.value.apply(s.v, s.x, rows)
+	s.ctx = grow(s.ctx, rows*h)
 	scale := float32(1 / math.Sqrt(float64(d)))
-	for hd := range heads {
-		off := hd * d
-		for t := range n {
-			copy(s.hq[t*d:(t+1)*d], s.q[t*h+off:t*h+off+d])
-			copy(s.hv[t*d:(t+1)*d], s.v[t*h+off:t*h+off+d])
-			for e := range d {
-				s.hkT[e*n+t] = s.k[t*h+off+e]
+	first := 0
+	for _, ids := range seqs {
+		n := len(ids)
+		q, k, v := s.q[first*h:(first+n)*h], s.k[first*h:(first+n)*h], s.v[first*h:(first+n)*h]
+		ctx := s.ctx[first*h : (first+n)*h]
+		first += n
+		s.hq, s.hkT, s.hv = grow(s.hq, n*d), grow(s.hkT, d*n), grow(s.hv, n*d)
+		s.scores, s.mix = grow(s.scores, n*n), grow(s.mix, n*d)
+		for hd := range heads {
+			off := hd * d
+			for t := range n {
+				copy(s.hq[t*d:(t+1)*d], q[t*h+off:t*h+off+d])
+				copy(s.hv[t*d:(t+1)*d], v[t*h+off:t*h+off+d])
+				for e := range d {
+					s.hkT[e*n+t] = k[t*h+off+e]
+				}
+			}
+			vek32.MatMul_Into(s.scores, s.hq, s.hkT, d)
+			for i := range n {
+				softmax(s.scores[i*n:(i+1)*n], scale)
+			}
+			vek32.MatMul_Into(s.mix, s.scores, s.hv, n)
+			for t := range n {
+				copy(ctx[t*h+off:t*h+off+d], s.mix[t*d:(t+1)*d])
 			}
 		}
-		vek32.MatMul_Into(s.scores, s.hq, s.hkT, d)
-		for i := range n {
-			softmax(s.scores[i*n:(i+1)*n], scale)
-		}
-		vek32.MatMul_Into(s.mix, s.scores, s.hv, n)
-		for t := range n {
-			copy(s.ctx[t*h+off:t*h+off+d], s.mix[t*d:(t+1)*d])
-		}
 	}
-	s.tmp = grow(s.tmp, n*h)
-	l.attnOut.apply(s.tmp, s.ctx, n)
+	s.tmp = grow(s.tmp, rows*h)
+	l.attnOut.apply(s.tmp, s.ctx, rows)
 	vek32.Add_Inplace(s.x, s.tmp)
 	l.attnNorm.apply(s.x, h, m.cfg.Eps)
 }
