@@ -63,6 +63,10 @@ type Config struct {
 	// see package bert): its vectors give the answerer the meaning
 	// features; "" weighs words alone.
 	SentenceModel string
+	// MeaningOnDemand embeds a book's texts when a question reads them,
+	// not all its headings at open: the evaluation commands ask a
+	// hundred questions a book, which read a fraction of its headings.
+	MeaningOnDemand bool
 	// Vectors is where the sentence model's vectors of the book are kept;
 	// "" = the book's folder of the data directory.
 	Vectors          string

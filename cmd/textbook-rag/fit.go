@@ -72,20 +72,30 @@ func openBook(ctx context.Context, cfg Config, b eval.Book, stderr io.Writer) (*
 	if cfg.Vectors == "" {
 		cfg.Vectors = userVectors()
 	}
-	start := time.Now()
+	cfg.MeaningOnDemand = true
 	app, closeApp, err := openScratch(ctx, cfg, "fit", io.Discard)
 	if err != nil {
 		return nil, err
-	}
-	if app.Meaning != nil && app.Meaning.Embedded() > 0 {
-		fmt.Fprintf(stderr, "%s: the sentence model embedded %d texts in %s\n", b.Name, app.Meaning.Embedded(), time.Since(start).Round(time.Second))
 	}
 	return &openedBook{Book: b, app: app, qs: qs, Close: closeApp}, nil
 }
 
 // collect labels the candidates of every book's questions, the books
 // side by side.
-func collect(ctx context.Context, books []*openedBook) ([]*eval.Labelled, error) {
+func collect(ctx context.Context, books []*openedBook, stderr io.Writer) ([]*eval.Labelled, error) {
+	start := time.Now()
+	defer func() {
+		embedded, kept := 0, ""
+		for _, b := range books {
+			if b.app.Meaning != nil {
+				embedded += b.app.Meaning.Embedded()
+				kept = b.app.Meaning.Path()
+			}
+		}
+		if embedded > 0 {
+			fmt.Fprintf(stderr, "the sentence model embedded %d texts the questions read in %s (kept in %s)\n", embedded, time.Since(start).Round(time.Second), kept)
+		}
+	}()
 	out := make([]*eval.Labelled, len(books))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
@@ -138,7 +148,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			b.Close()
 		}
 	}()
-	labelled, err := collect(ctx, books)
+	labelled, err := collect(ctx, books, stderr)
 	if err != nil {
 		return err
 	}
@@ -197,7 +207,7 @@ func runLeaveOneOut(ctx context.Context, cfg Config, booksPath string, opt eval.
 			b.Close()
 		}
 	}()
-	labelled, err := collect(ctx, books)
+	labelled, err := collect(ctx, books, stderr)
 	if err != nil {
 		return false, err
 	}

@@ -34,7 +34,8 @@ const meaningBatch = 512
 
 // openMeaning gives the answerer the sentence model's vectors when one is
 // set: the book's texts are embedded now (or read from the vectors kept
-// from an earlier start), so that a question costs one embedding.
+// from an earlier start), so that a question costs one embedding, unless
+// the config asks for them on demand.
 func (m *Main) openMeaning(ctx context.Context) error {
 	cfg := m.Config
 	if cfg.SentenceModel == "" {
@@ -50,7 +51,10 @@ func (m *Main) openMeaning(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	texts := m.Answerer.MeaningTexts()
+	var texts []string
+	if !cfg.MeaningOnDemand {
+		texts = m.Answerer.MeaningTexts()
+	}
 	start := time.Now()
 	// In batches, each kept as it is done: a start cut short resumes.
 	for from := 0; from < len(texts); from += meaningBatch {
