@@ -32,6 +32,7 @@ func TestSharedBooksOrderAndMarkup(t *testing.T) {
 		}
 		dir := filepath.Join(sharedCorpus, d.Name())
 		t.Run(d.Name(), func(t *testing.T) {
+			t.Parallel()
 			fsys := os.DirFS(dir)
 			quiet := DefaultOptions()
 			l, err := walkBook(t.Context(), fsys, quiet)

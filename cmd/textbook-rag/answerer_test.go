@@ -71,6 +71,7 @@ func TestDefinitionsAnsweredFromTheirSection(t *testing.T) {
 	}
 	for _, b := range books {
 		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
 			cfg := DefaultConfig()
 			cfg.Docs, cfg.Data, cfg.RefusalLog = b.Docs, t.TempDir(), os.DevNull
 			app := NewMain(cfg, io.Discard)
