@@ -128,13 +128,17 @@ func Fit(groups []Group, l2 float64) (Fitted, error) {
 			f.Scale[i] = 1
 		}
 	}
-	z := make([][][]float64, len(groups))
+	// The standardised rows, one after another in one slice (row r is
+	// z[r*d:(r+1)*d]) and first[gi] the first row of group gi: the loss
+	// below walks them thousands of times, and one slice keeps the walk
+	// in order in memory.
+	z := make([]float64, 0, n*d)
+	first := make([]int, len(groups)+1)
 	for gi, g := range groups {
-		z[gi] = make([][]float64, len(g.X))
-		for ci, x := range g.X {
-			z[gi][ci] = make([]float64, d)
+		first[gi+1] = first[gi] + len(g.X)
+		for _, x := range g.X {
 			for i, v := range x {
-				z[gi][ci][i] = (v - f.Mean[i]) / f.Scale[i]
+				z = append(z, (v-f.Mean[i])/f.Scale[i])
 			}
 		}
 	}
@@ -144,14 +148,29 @@ func Fit(groups []Group, l2 float64) (Fitted, error) {
 		if grad != nil {
 			clear(grad)
 		}
+		weights := w[1 : d+1]
+		var dw []float64
+		if grad != nil {
+			dw = grad[1 : d+1]
+		}
+		// addRow adds c times row r to the weights' gradient.
+		addRow := func(r int, c float64) {
+			x := z[r*d : (r+1)*d]
+			dw := dw[:len(x)]
+			for i, xi := range x {
+				dw[i] += c * xi
+			}
+		}
 		total := 0.0
 		s := []float64{}
 		for gi, g := range groups {
 			s = s[:0]
-			for _, x := range z[gi] {
+			for r := first[gi]; r < first[gi+1]; r++ {
+				x := z[r*d : (r+1)*d]
+				ws := weights[:len(x)]
 				v := 0.0
 				for i, xi := range x {
-					v += w[i+1] * xi
+					v += ws[i] * xi
 				}
 				s = append(s, v)
 			}
@@ -172,10 +191,8 @@ func Fit(groups []Group, l2 float64) (Fitted, error) {
 				total -= math.Log(max(pNone, 1e-300))
 				if grad != nil {
 					grad[0] -= 1 - pNone
-					for ci, x := range z[gi] {
-						for i, xi := range x {
-							grad[i+1] += p[ci] * xi
-						}
+					for ci := range p {
+						addRow(first[gi]+ci, p[ci])
 					}
 				}
 				continue
@@ -183,14 +200,12 @@ func Fit(groups []Group, l2 float64) (Fitted, error) {
 			total -= math.Log(max(right, 1e-300))
 			if grad != nil {
 				grad[0] += pNone
-				for ci, x := range z[gi] {
+				for ci := range p {
 					q := 0.0
 					if g.Right[ci] {
 						q = p[ci] / right
 					}
-					for i, xi := range x {
-						grad[i+1] += (p[ci] - q) * xi
-					}
+					addRow(first[gi]+ci, p[ci]-q)
 				}
 			}
 		}
