@@ -99,19 +99,25 @@ func (r sphinxReader) toctrees(p string, depth int) []tocEntry {
 	var out []tocEntry
 	var tree *tocEntry // the open toctree
 	fence := ""
-	for _, line := range toctreeSource(strings.Split(string(page.CleanText(b)), "\n")) {
+	lines := toctreeSource(strings.Split(string(page.CleanText(b)), "\n"))
+	for i, line := range lines {
 		t := strings.TrimSpace(line)
 		if tree == nil {
 			if m := toctreeOpen.FindStringSubmatch(line); m != nil {
-				tree, fence = &tocEntry{}, m[1]
+				tree, fence = &tocEntry{Children: make([]tocEntry, 0, toctreeLines(lines[i+1:], m[1]))}, m[1]
 			}
 			continue
 		}
 		switch {
 		case t == fence:
-			if tree.Title != "" {
+			switch {
+			case tree.Title != "":
 				out = append(out, *tree)
-			} else {
+			case out == nil:
+				// Most pages hold one toctree: its entries are the page's,
+				// not copied (a long one is megabytes of entries).
+				out = tree.Children
+			default:
 				out = append(out, tree.Children...)
 			}
 			tree = nil
@@ -140,6 +146,19 @@ func (r sphinxReader) toctrees(p string, depth int) []tocEntry {
 		}
 	}
 	return out
+}
+
+// toctreeLines counts a toctree's lines, up to its closing fence: at
+// most one entry each, so that its entries are gathered in one slice of
+// that size rather than grown (a long toctree is a million entries, and
+// growing a slice of them copies it several times over).
+func toctreeLines(lines []string, fence string) int {
+	for n, line := range lines {
+		if strings.TrimSpace(line) == fence {
+			return n
+		}
+	}
+	return len(lines)
 }
 
 func (sphinxLayout) title(root *os.Root) string {
