@@ -174,51 +174,39 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
-func BenchmarkEmbedQuestion(b *testing.B) {
+// benchmarkEmbed embeds texts with the pinned model, once an iteration.
+func benchmarkEmbed(b *testing.B, texts []string) {
 	m, err := Load(modelDir(b))
 	if err != nil {
 		b.Fatal(err)
 	}
-	q := []string{"How do I create a ROS 2 publisher in Python?"}
 	for b.Loop() {
-		if _, err := m.Embed(context.Background(), q); err != nil {
+		if _, err := m.Embed(context.Background(), texts); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+func BenchmarkEmbedQuestion(b *testing.B) {
+	benchmarkEmbed(b, []string{"How do I create a ROS 2 publisher in Python?"})
 }
 
 // BenchmarkEmbedHeadings embeds 256 headings of a few words, as opening
 // a book does; ns/op divided by 256 is the cost of one.
 func BenchmarkEmbedHeadings(b *testing.B) {
-	m, err := Load(modelDir(b))
-	if err != nil {
-		b.Fatal(err)
-	}
 	texts := make([]string, 256)
 	for i := range texts {
 		texts[i] = fmt.Sprintf("Chapter %d: Controlling a robot arm, part %d", i/8, i%8)
 	}
-	for b.Loop() {
-		if _, err := m.Embed(context.Background(), texts); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchmarkEmbed(b, texts)
 }
 
 // BenchmarkEmbedPassages embeds 64 passages of about 100 words, as
 // ingest does; ns/op divided by 64 is the cost of one.
 func BenchmarkEmbedPassages(b *testing.B) {
-	m, err := Load(modelDir(b))
-	if err != nil {
-		b.Fatal(err)
-	}
 	texts := make([]string, 64)
 	for i := range texts {
 		texts[i] = strings.Repeat("The controller reads the joint encoders and corrects the arm's position. ", 9)
 	}
-	for b.Loop() {
-		if _, err := m.Embed(context.Background(), texts); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchmarkEmbed(b, texts)
 }
