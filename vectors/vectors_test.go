@@ -64,18 +64,26 @@ func TestCacheEmbedsEachTextOnce(t *testing.T) {
 	}
 }
 
-func TestCacheDropsATornRecord(t *testing.T) {
-	dir := t.TempDir()
+// keptFile embeds texts into a new cache in a new folder and returns the
+// folder and the cache's file, for tests that damage it.
+func keptFile(t *testing.T, texts ...string) (dir, path string) {
+	t.Helper()
+	dir = t.TempDir()
 	c, err := Open(dir, &letters{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Vectors(context.Background(), []string{"a", "b"}); err != nil {
+	if _, err := c.Vectors(context.Background(), texts); err != nil {
 		t.Fatal(err)
 	}
-	st, _ := os.Stat(c.Path())
+	return dir, c.Path()
+}
+
+func TestCacheDropsATornRecord(t *testing.T) {
+	dir, path := keptFile(t, "a", "b")
+	st, _ := os.Stat(path)
 	// A crash in the middle of the second record.
-	if err := os.Truncate(c.Path(), st.Size()-5); err != nil {
+	if err := os.Truncate(path, st.Size()-5); err != nil {
 		t.Fatal(err)
 	}
 	m := &letters{}
@@ -174,21 +182,14 @@ func TestCachesOfOneFileDoNotInterleave(t *testing.T) {
 // TestCacheDropsABrokenRecord flips a byte inside a record's vector: the
 // record fails its check and is embedded again, never served.
 func TestCacheDropsABrokenRecord(t *testing.T) {
-	dir := t.TempDir()
-	c, err := Open(dir, &letters{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Vectors(context.Background(), []string{"aaa", "bbb"}); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(c.Path())
+	dir, path := keptFile(t, "aaa", "bbb")
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := (len(raw) - 8) / 2
 	raw[8+rec+32] ^= 0x40 // the second record's first float
-	if err := os.WriteFile(c.Path(), raw, 0o644); err != nil {
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	m := &letters{}
