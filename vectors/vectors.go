@@ -34,9 +34,17 @@ type Model interface {
 // always the one written for its text.
 const magic = "TRV2"
 
-// files serialises the appends of every Cache of this process to one
-// file: the books of an evaluation keep their vectors in one file.
+// files serialises the reads and appends of every Cache of this process
+// to one file: a Cache opened while another appends would otherwise read
+// a record half written, take it for one cut short by a crash, and cut
+// the file back.
 var files sync.Map // path -> *sync.Mutex
+
+// fileLock is the lock of the file at path.
+func fileLock(path string) *sync.Mutex {
+	mu, _ := files.LoadOrStore(path, &sync.Mutex{})
+	return mu.(*sync.Mutex)
+}
 
 // Cache gives texts' vectors, embedding only the ones it has not seen.
 // It is safe for concurrent use.
@@ -85,6 +93,9 @@ func (c *Cache) Embedded() int {
 }
 
 func (c *Cache) load() error {
+	mu := fileLock(c.path)
+	mu.Lock()
+	defer mu.Unlock()
 	f, err := os.Open(c.path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -192,9 +203,9 @@ func (c *Cache) Vectors(ctx context.Context, texts []string) ([][]float32, error
 // appending, under the file's lock: records of two Caches of one file
 // never interleave.
 func (c *Cache) append(keys [][32]byte, vs [][]float32) error {
-	mu, _ := files.LoadOrStore(c.path, &sync.Mutex{})
-	mu.(*sync.Mutex).Lock()
-	defer mu.(*sync.Mutex).Unlock()
+	mu := fileLock(c.path)
+	mu.Lock()
+	defer mu.Unlock()
 	f, err := os.OpenFile(c.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err

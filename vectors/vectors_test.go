@@ -202,3 +202,42 @@ func TestCacheDropsABrokenRecord(t *testing.T) {
 		t.Fatalf("after a broken record: %v (%v), %d embedded again, want bbb's vector and 1", v, err, m.texts)
 	}
 }
+
+// TestOpenWhileAnotherAppends opens Caches of a file while another Cache
+// appends to it: an Open must not take a record being written for one a
+// crash cut short and cut the file back.
+func TestOpenWhileAnotherAppends(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Open(dir, &letters{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const texts = 400
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range texts {
+			if _, err := w.Vectors(context.Background(), []string{strings.Repeat("b", i) + "c"}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for opened := false; !opened; {
+		select {
+		case <-done:
+			opened = true
+		default:
+		}
+		if _, err := Open(dir, &letters{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := Open(dir, &letters{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Len() != texts {
+		t.Fatalf("read back %d vectors, want %d", c.Len(), texts)
+	}
+}
