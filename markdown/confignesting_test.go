@@ -1,7 +1,6 @@
 package markdown
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -123,16 +122,7 @@ func TestDeepSidebar(t *testing.T) {
 		"sidebars.js": {Data: []byte("module.exports = {s: ['intro', " + strings.Repeat("{a:", n) + "1" + strings.Repeat("}", n) + "]};\n")},
 		"intro.md":    {Data: []byte("# Intro\n\nWords.\n")},
 	}
-	var warned []string
-	opts := DefaultOptions()
-	opts.Warn = func(p string, err error) { warned = append(warned, p+": "+err.Error()) }
-	snap, err := ReadFS(context.Background(), fsys, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := Load(context.Background(), snap, opts); err != nil {
-		t.Fatal(err)
-	}
+	_, warned := loadWarned(t, fsys)
 	if !strings.Contains(strings.Join(warned, "\n"), "sidebars.js: not read, the order comes from folders, _category_.json and number prefixes: its brackets nest deeper than") {
 		t.Errorf("warnings %q", warned)
 	}

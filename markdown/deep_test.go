@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/textbook-rag/rag"
 	"github.com/textbook-rag/rag/markdown/page"
 )
 
@@ -25,6 +26,24 @@ func nestedPages(n int) map[string]string {
 	}
 }
 
+// loadWarned reads a book and chunks it, as a start does, with the
+// warnings it gave.
+func loadWarned(t *testing.T, fsys fstest.MapFS) ([]rag.Chunk, []string) {
+	t.Helper()
+	var warned []string
+	opts := DefaultOptions()
+	opts.Warn = func(p string, err error) { warned = append(warned, p+": "+err.Error()) }
+	snap, err := ReadFS(context.Background(), fsys, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, chunks, err := Load(context.Background(), snap, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return chunks, warned
+}
+
 // A page nested far deeper than page.MaxNesting is read, flattened, with a
 // warning, and its text stays in the index.
 func TestLoadDeepNesting(t *testing.T) {
@@ -35,17 +54,7 @@ func TestLoadDeepNesting(t *testing.T) {
 				ext = ".mdx"
 			}
 			fsys := fstest.MapFS{"intro.md": {Data: []byte("# Intro\n\nThe book begins.\n")}, "deep" + ext: {Data: []byte("# Deep\n\n" + src)}}
-			var warned []string
-			opts := DefaultOptions()
-			opts.Warn = func(p string, err error) { warned = append(warned, p+": "+err.Error()) }
-			snap, err := ReadFS(context.Background(), fsys, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, chunks, err := Load(context.Background(), snap, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			chunks, warned := loadWarned(t, fsys)
 			var text strings.Builder
 			for _, c := range chunks {
 				text.WriteString(c.Text)
