@@ -19,14 +19,35 @@ func TestHugoShortcodes(t *testing.T) {
 			"\n\na.toml\n\n```toml\n[x]\n  y = 1\n```\n"},
 		{"text tab stays text", "{{< tabpane text=true >}}\n{{% tab header=\"Linux\" %}}\nUse the *package*.\n{{% /tab %}}\n{{< /tabpane >}}",
 			"\n\nLinux\n\nUse the *package*.\n\n"},
-		{"code blocks keep shortcodes", "```\n{{< param \"release\" >}}\n{{< figure\n```", "```\n{{< param \"release\" >}}\n{{< figure\n```"},
+		{"code blocks show params and escapes as the site does", "```sh\ngo get example.org/x@{{% param \"release\" %}}\n{{</* figure src=\"a.png\" */>}}\n{{< figure\n```",
+			"```sh\ngo get example.org/x@2.4\n{{< figure src=\"a.png\" >}}\n{{< figure\n```"},
+		{"code spans show escapes", "Write `{{%/* param \"x\" */%}}` for a value.", "Write `{{% param \"x\" %}}` for a value."},
 		{"opener in a code span joins nothing", "Write `{{<` to open one.\n\n- a list\n- b >}}", "Write `{{<` to open one.\n\n- a list\n- b >}}"},
+		{"code shortcode", "{{< code file=\"layouts/home.html\" >}}\n<h1>{{ .Title }}</h1>\n{{< /code >}}",
+			"\nlayouts/home.html\n\n```html\n<h1>{{ .Title }}</h1>\n```"},
+		{"code shortcode with a language", "{{< code file=\"main\" lang=\"go\" >}}\nfunc main() {}\n{{< /code >}}", "\nmain\n\n```go\nfunc main() {}\n```"},
+		{"code-toggle of TOML", "{{< code-toggle file=hugo >}}\n[params]\nversion = '{{% param \"release\" %}}'\n{{< /code-toggle >}}",
+			"\nhugo.toml\n\n```toml\n[params]\nversion = '2.4'\n```"},
+		{"code-toggle of front matter in YAML", "{{< code-toggle file=content/about.md fm=true >}}\ntitle: About us\n{{< /code-toggle >}}",
+			"\ncontent/about.md\n\n```yaml\ntitle: About us\n```"},
+		{"file tree", "{{< filetree/container >}}\n  {{< filetree/folder name=\"content\" >}}\n    {{< filetree/file name=\"_index.md\" >}}\n    {{< filetree/folder name=\"docs\" state=\"closed\" >}}\n      {{< filetree/file name=\"guide.md\" >}}\n    {{< /filetree/folder >}}\n  {{< /filetree/folder >}}\n  {{< filetree/file name=\"hugo.toml\" >}}\n{{< /filetree/container >}}\nAfter.",
+			"\n```text\ncontent/\n  _index.md\n  docs/\n    guide.md\nhugo.toml\n```\n\nAfter."},
 	}
 	for _, tt := range tests {
 		got := string(stripMDX([]byte(tt.in), Vars{Params: params}))
 		if got != tt.want {
 			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestShortcodesOutsideHugo: a book of another layout (no params) keeps
+// the braces of its code as written, escapes and all: a page that teaches
+// Hugo's syntax quotes it so.
+func TestShortcodesOutsideHugo(t *testing.T) {
+	in := "```\n{{< param \"release\" >}}\n{{</* figure */>}}\n```\nWrite `{{</* x */>}}`."
+	if got := string(stripMDX([]byte(in), Vars{})); got != in {
+		t.Errorf("got %q, want it unchanged", got)
 	}
 }
 
