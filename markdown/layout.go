@@ -35,6 +35,10 @@ type layout struct {
 	// chapter, when set, places a page as the site does where the
 	// folders do not (a Hugo page bundle is a page of its parent folder).
 	chapter func(c *Chapter)
+	// arrange, when set, makes the modules and the book order of a
+	// layout without a table of contents in its site's own way (Hugo's
+	// sections); else folders are modules (assignModules).
+	arrange func(t *Tree, chapters []*Chapter, folders map[string]*folder)
 	// title is the site's title, "" when the layout names none: the
 	// book's title then comes from its root page.
 	title string

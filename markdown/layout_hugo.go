@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 	"github.com/textbook-rag/rag/markdown/page"
@@ -69,7 +71,7 @@ func (hugoLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (la
 	if len(l.sections) == 0 && (file == "" || !strings.HasPrefix(path.Base(file), "hugo.") && !content) {
 		return layout{}, false, nil
 	}
-	lay := layout{name: "Hugo", chapter: hugoBundle, title: site.title, vars: page.Vars{Params: site.params}}
+	lay := layout{name: "Hugo", chapter: hugoChapter(site.title), arrange: hugoArrange, title: site.title, vars: page.Vars{Params: site.params}}
 	l.pages = append(l.pages, l.sections...)
 	l.sections = nil
 	if file != "" && content {
@@ -80,6 +82,10 @@ func (hugoLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (la
 	}
 	site.dropOtherLanguages(l, lay.base, file, opts)
 	keepUnder(l, lay.base, "", file, "Hugo site", opts)
+	dropResources(l, lay.base, file, opts)
+	if lay.base != "" || file == "" {
+		warnUnread(fsys, l, lay.base, file, opts)
+	}
 	base := lay.base
 	lang := site.lang
 	lay.route = func(c *Chapter) string {
@@ -375,4 +381,286 @@ func (hugoLayout) title(root *os.Root) string {
 		return hugoTitle(f, page.CleanText(raw), langs)
 	}
 	return ""
+}
+
+// hugoUnread are the content formats Hugo renders that the book does not
+// read (AsciiDoc, Org, Pandoc and HTML pages, through an external tool or
+// as HTML): left out with one warning. (.rst pages are warned about as
+// in any book.)
+var hugoUnread = []string{".adoc", ".asciidoc", ".ad", ".org", ".pandoc", ".pdc", ".html", ".htm"}
+
+// leafBundles are the folders under the content folder base that hold an
+// index.md: each is one page, and the other files in it, Markdown ones
+// too, are its resources (images, snippets a shortcode includes), not
+// pages. The content folder itself is none.
+func leafBundles(pages []string, base string) map[string]bool {
+	leaves := map[string]bool{}
+	for _, p := range pages {
+		if d := parentDir(p); d != base && strings.ToLower(stem(p)) == "index" {
+			leaves[d] = true
+		}
+	}
+	return leaves
+}
+
+// inLeaf is the leaf bundle p lies in below its index page, "" for none.
+func inLeaf(p string, leaves map[string]bool) string {
+	for d := parentDir(p); d != ""; d = parentDir(d) {
+		if leaves[d] && !(parentDir(p) == d && strings.ToLower(stem(p)) == "index") {
+			return d
+		}
+	}
+	return ""
+}
+
+// dropResources leaves out of the listing the pages that are a leaf
+// bundle's resources, with one warning.
+func dropResources(l *listing, base, file string, opts Options) {
+	leaves := leafBundles(l.pages, base)
+	if len(leaves) == 0 {
+		return
+	}
+	kept := l.pages[:0]
+	var left []string
+	for _, p := range l.pages {
+		if inLeaf(p, leaves) != "" {
+			left = append(left, p)
+			continue
+		}
+		kept = append(kept, p)
+	}
+	l.pages = kept
+	if len(left) > 0 {
+		opts.warn(warnFile(file, left), fmt.Errorf("%w: %d files in page bundles (a folder with an index.md is one page) are the bundle's resources, not pages: %s",
+			errSkipped, len(left), someOf(left, 3)))
+	}
+}
+
+// warnUnread warns, once, about the content pages under base in formats
+// the book does not read (hugoUnread). A leaf bundle's files are its
+// resources, not pages.
+func warnUnread(fsys fs.FS, l *listing, base, file string, opts Options) {
+	root := base
+	if root == "" {
+		root = "."
+	}
+	leaves := leafBundles(l.pages, base)
+	var unread []string
+	_ = fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // the book's walk reported what it could not read
+		}
+		if d.IsDir() {
+			if p != root && hidden(d.Name()) || d.Name() == "node_modules" {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		for _, ext := range hugoUnread {
+			if strings.EqualFold(path.Ext(p), ext) && inLeaf(p, leaves) == "" {
+				unread = append(unread, p)
+			}
+		}
+		return nil
+	})
+	if len(unread) > 0 {
+		opts.warn(warnFile(file, unread), fmt.Errorf("%w: %d content pages in formats that are not read (AsciiDoc, Org, Pandoc, HTML; write them in Markdown to have them read): %s",
+			errSkipped, len(unread), someOf(unread, 3)))
+	}
+}
+
+// warnFile is the file a warning about the pages names: the site's
+// config, else the first of them.
+func warnFile(config string, pages []string) string {
+	if config != "" {
+		return config
+	}
+	return pages[0]
+}
+
+// humanTitle is the title a section without one gets from its folder's
+// name: words split at dashes and underscores, the first capitalised
+// ("getting-started" → "Getting started"). Hugo's own, for a section
+// without an _index.md, is the name title-cased with its dashes kept
+// ("Getting-Started"); with an _index.md that has no title it is empty.
+func humanTitle(name string) string {
+	name = strings.Join(strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '_' || unicode.IsSpace(r) }), " ")
+	r, n := utf8.DecodeRuneInString(name)
+	if n == 0 {
+		return name
+	}
+	return string(unicode.ToUpper(r)) + name[n:]
+}
+
+// hugoChapter places a Hugo page: a page bundle's index.md is a page of
+// the section above it (see hugoBundle); a section's _index.md without a
+// title is titled by its linkTitle, else by its folder's name (the home
+// page's by the site's title).
+func hugoChapter(siteTitle string) func(c *Chapter) {
+	return func(c *Chapter) {
+		hugoBundle(c)
+		// A section's page is its _index.md: a README.md or a page named
+		// like its folder is one of its pages.
+		c.IsIndex = strings.ToLower(stem(c.File)) == hugoSection
+		if !c.IsIndex || c.page.Title() != "" {
+			return
+		}
+		t := c.page.FrontMatter["linkTitle"]
+		switch {
+		case t != "":
+		case c.dir != "":
+			t = humanTitle(path.Base(c.dir))
+		default:
+			t = siteTitle
+		}
+		if t != "" {
+			c.Title, c.Label = t, t
+		}
+	}
+}
+
+// hugoItem is a page or a sub-section of a Hugo section, with what
+// Hugo's default order compares.
+type hugoItem struct {
+	chapter *Chapter // nil for a sub-section
+	dir     string   // the sub-section's folder
+	weight  float64  // noPosition: none (weight 0)
+	date    string
+	label   string // linkTitle, else title
+	path    string
+}
+
+// hugoLess is Hugo's default order of a section's pages and sub-sections:
+// by weight (none last), then date (newest first; none last), then
+// linkTitle (else title), then path.
+func hugoLess(a, b hugoItem) bool {
+	if a.weight != b.weight {
+		return a.weight < b.weight
+	}
+	if a.date != b.date {
+		return a.date > b.date
+	}
+	if la, lb := strings.ToLower(a.label), strings.ToLower(b.label); la != lb {
+		return la < lb
+	}
+	return a.path < b.path
+}
+
+func pageItem(c *Chapter) hugoItem {
+	return hugoItem{chapter: c, weight: c.Position, date: c.page.FrontMatter["date"], label: c.Label, path: c.File}
+}
+
+// hugoArrange orders and groups a Hugo site's pages as its sections nest
+// (see hugoSections).
+func hugoArrange(t *Tree, chapters []*Chapter, folders map[string]*folder) {
+	s := hugoSections{t: t, folders: folders, pages: map[string][]*Chapter{}, subs: map[string][]string{}, own: map[string]bool{}}
+	for _, c := range chapters {
+		if c.IsIndex && c.dir != "" && folders[c.dir] != nil && folders[c.dir].index == c {
+			continue // its section's page
+		}
+		if c.IsIndex && c.dir == "" && s.home == nil {
+			s.home = c
+			continue
+		}
+		s.pages[c.dir] = append(s.pages[c.dir], c)
+		s.own[c.dir] = true
+	}
+	for d, f := range folders {
+		s.subs[parentDir(d)] = append(s.subs[parentDir(d)], d)
+		if f.index == nil {
+			f.title = humanTitle(path.Base(d))
+		}
+	}
+	var root []*Chapter
+	if s.home != nil {
+		root = append(root, s.home)
+	}
+	for i, it := range s.items("") {
+		// The reader's page orders the book's top level by position:
+		// Hugo's order is given as ranks.
+		if it.chapter != nil {
+			it.chapter.Position = float64(i)
+		} else {
+			folders[it.dir].position = float64(i)
+		}
+		root = append(root, s.place(it, nil)...)
+	}
+	t.Chapters = root
+	for _, m := range t.Modules {
+		m.Position = folders[m.ID].position
+		t.Chapters = append(t.Chapters, m.Chapters...)
+	}
+}
+
+// hugoSections is a Hugo site's sections as hugoArrange walks them. A
+// section that holds pages of its own (besides its _index.md) is a
+// module; its pages and the sections inside it that hold none (a
+// section that is only its _index.md page, or that only groups others)
+// are its chapters, in Hugo's order, depth first; a section with pages
+// inside it is a module of its own, after it. The book has two levels,
+// modules and chapters: deeper nesting is flattened so.
+type hugoSections struct {
+	t       *Tree
+	folders map[string]*folder
+	home    *Chapter
+	pages   map[string][]*Chapter // section -> its pages, its _index.md not among them
+	subs    map[string][]string   // section -> the sections in it
+	own     map[string]bool       // sections holding pages besides _index.md
+}
+
+// items are a section's pages and sub-sections in Hugo's order.
+func (s *hugoSections) items(dir string) []hugoItem {
+	var items []hugoItem
+	for _, c := range s.pages[dir] {
+		items = append(items, pageItem(c))
+	}
+	for _, d := range s.subs[dir] {
+		it := hugoItem{dir: d, weight: noPosition, label: s.folders[d].title, path: d}
+		if ix := s.folders[d].index; ix != nil {
+			it = pageItem(ix)
+			it.chapter, it.dir, it.path = nil, d, d
+		}
+		items = append(items, it)
+	}
+	sort.SliceStable(items, func(i, j int) bool { return hugoLess(items[i], items[j]) })
+	return items
+}
+
+// place puts an item in module m (nil: the book's root) and returns the
+// chapters it adds there; a section with pages of its own becomes a
+// module, and adds none.
+func (s *hugoSections) place(it hugoItem, m *Module) []*Chapter {
+	if it.chapter != nil {
+		it.chapter.ModuleID = moduleID(m)
+		return []*Chapter{it.chapter}
+	}
+	if !s.own[it.dir] {
+		return s.section(it.dir, m)
+	}
+	f := s.folders[it.dir]
+	sub := &Module{ID: it.dir, Route: stripPathPrefixes(it.dir), Title: f.title, Position: f.position, Index: f.index}
+	s.t.Modules = append(s.t.Modules, sub)
+	sub.Chapters = s.section(it.dir, sub)
+	return nil
+}
+
+// section is a section's chapters in module m: its _index.md page, then
+// its items.
+func (s *hugoSections) section(dir string, m *Module) []*Chapter {
+	var out []*Chapter
+	if ix := s.folders[dir].index; ix != nil {
+		ix.ModuleID = moduleID(m)
+		out = append(out, ix)
+	}
+	for _, it := range s.items(dir) {
+		out = append(out, s.place(it, m)...)
+	}
+	return out
+}
+
+func moduleID(m *Module) string {
+	if m == nil {
+		return ""
+	}
+	return m.ID
 }

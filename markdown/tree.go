@@ -177,9 +177,12 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 		}
 	}
 	t := &Tree{Title: "Textbook", folders: folders}
-	if lay.toc != nil {
+	switch {
+	case lay.toc != nil:
 		applyToc(t, chapters, folders, *lay.toc, opts)
-	} else {
+	case lay.arrange != nil:
+		lay.arrange(t, chapters, folders)
+	default:
 		assignModules(t, chapters, folders)
 	}
 	identify(t.Chapters, lay.route, opts)
