@@ -40,6 +40,8 @@ type Index struct {
 	Course string `json:"course,omitempty"`
 	// Input fingerprints what the index was built from (SaveOptions.Input).
 	Input string `json:"input,omitempty"`
+	// Warnings are what reading the book warned about (SaveOptions.Warnings).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 var _ rag.ChunkLister = (*Index)(nil)
@@ -66,7 +68,7 @@ func Load(dir string) (*Index, error) {
 	if st.Sum != st.sum() {
 		return nil, fmt.Errorf("load %s: %w", dir, ErrCorrupt)
 	}
-	ix := Index{Version: st.Version, Options: st.Options, Source: st.Source, Course: st.Course, Input: st.Input}
+	ix := Index{Version: st.Version, Options: st.Options, Source: st.Source, Course: st.Course, Input: st.Input, Warnings: st.Warnings}
 	if err := json.Unmarshal(st.Book, &ix.Book); err != nil {
 		return nil, fmt.Errorf("load %s: corrupt index: book: %w", dir, err)
 	}
@@ -111,6 +113,11 @@ type SaveOptions struct {
 	// program that built it (see Index.Built); a change of it rewrites the
 	// index.
 	Input string
+	// Warnings are what reading the book warned about (pages left out,
+	// a table of contents that names no page): kept with the index, so
+	// that each start that serves it repeats them, not only the one that
+	// built it.
+	Warnings []string
 	// Wait is how long Save waits for another writer's lock before it
 	// fails with *BusyError: replicas of one book starting together each
 	// wait for the first, then find its index current.

@@ -32,6 +32,9 @@ type stored struct {
 	Source  string          `json:"source,omitempty"`
 	Course  string          `json:"course,omitempty"`
 	Input   string          `json:"input,omitempty"`
+	// Warnings are summed only when there are some, so an index
+	// written before they were kept keeps its sum.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // sum is the stored index's sum: SHA-256 over its fields, each preceded
@@ -39,8 +42,12 @@ type stored struct {
 // one field to the next.
 func (s stored) sum() string {
 	h := sha256.New()
-	for _, f := range [][]byte{[]byte("textbook-rag index"), []byte(strconv.Itoa(s.Version)), s.Book, s.Chunks,
-		[]byte(s.Options), []byte(s.Source), []byte(s.Course), []byte(s.Input)} {
+	fields := [][]byte{[]byte("textbook-rag index"), []byte(strconv.Itoa(s.Version)), s.Book, s.Chunks,
+		[]byte(s.Options), []byte(s.Source), []byte(s.Course), []byte(s.Input)}
+	for _, w := range s.Warnings {
+		fields = append(fields, []byte("warning "+w))
+	}
+	for _, f := range fields {
 		var n [8]byte
 		binary.BigEndian.PutUint64(n[:], uint64(len(f)))
 		h.Write(n[:])
@@ -51,7 +58,7 @@ func (s stored) sum() string {
 
 // encode is the index file of the book and its chunks, with its sum.
 func encode(book rag.Book, chunks []rag.Chunk, o SaveOptions) ([]byte, error) {
-	st := stored{Version: formatVersion, Options: o.Options, Source: o.Source, Course: o.Course, Input: o.Input}
+	st := stored{Version: formatVersion, Options: o.Options, Source: o.Source, Course: o.Course, Input: o.Input, Warnings: o.Warnings}
 	var err error
 	if st.Book, err = json.Marshal(book); err != nil {
 		return nil, err

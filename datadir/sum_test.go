@@ -127,3 +127,39 @@ func TestSaveReplacesTampered(t *testing.T) {
 		t.Fatalf("Load = %v, %v", ix, err)
 	}
 }
+
+// TestWarningsKept: the warnings of the read that built an index are kept
+// with it, under its sum (an edited warning is an edited index), and an
+// index without warnings keeps the sum it had before they were kept.
+func TestWarningsKept(t *testing.T) {
+	dir := t.TempDir()
+	book := rag.Book{Title: "B", Hash: "h"}
+	warnings := []string{"hugo.toml: 2 content pages in formats that are not read", "content/x.md: page path \"x\" is taken"}
+	if _, err := Save(t.Context(), dir, book, nil, SaveOptions{Options: "o", Source: "/b", Input: "in", Warnings: warnings}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ix.Warnings, warnings) {
+		t.Errorf("loaded warnings %q, want %q", ix.Warnings, warnings)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := edit(t, b, func(m map[string]any) { m["warnings"] = []any{"nothing to see"} })
+	if err := os.WriteFile(filepath.Join(dir, FileName), edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dir); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("an index whose warnings were edited loads: %v", err)
+	}
+	plain := stored{Version: formatVersion, Options: "o", Source: "/b"}
+	withField := plain
+	withField.Warnings = []string{}
+	if plain.sum() != withField.sum() {
+		t.Error("an index without warnings changed its sum")
+	}
+}

@@ -232,6 +232,10 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress ingestProg
 	// parsing them again would give: a start costs reading it.
 	ix, err := datadir.Load(dir)
 	if err == nil && ix.Built(so) {
+		// What reading the book warned about, said again at each start.
+		for _, w := range ix.Warnings {
+			fmt.Fprintf(warn, "textbook-rag: warning: %s\n", w)
+		}
 		if afterBookRead != nil {
 			afterBookRead()
 		}
@@ -239,6 +243,14 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress ingestProg
 	}
 	if errors.Is(err, datadir.ErrCorrupt) {
 		opts.Warn(filepath.Join(dir, datadir.FileName), fmt.Errorf("not served: %w; rebuilding it from the book", errors.Unwrap(err)))
+	}
+	// The layout's warnings (pages left out, a table of contents naming no
+	// page) come from reading the book's structure, which a start that
+	// serves a current index skips: they are kept with the index.
+	printWarn := opts.Warn
+	opts.Warn = func(path string, err error) {
+		printWarn(path, err)
+		so.Warnings = append(so.Warnings, fmt.Sprintf("%s: %v", path, err))
 	}
 	book, chunks, err := markdown.Load(ctx, fsys, opts)
 	if errors.Is(err, markdown.ErrNoChapters) || errors.Is(err, markdown.ErrRestructuredText) {
@@ -264,7 +276,7 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress ingestProg
 	if err != nil {
 		return ingested{}, err
 	}
-	ix = &datadir.Index{Book: book, Chunks: chunks, Options: so.Options, Source: so.Source, Course: so.Course, Input: so.Input}
+	ix = &datadir.Index{Book: book, Chunks: chunks, Options: so.Options, Source: so.Source, Course: so.Course, Input: so.Input, Warnings: so.Warnings}
 	return ingested{Files: fsys, Index: ix, Dir: dir, Wrote: wrote}, nil
 }
 

@@ -291,3 +291,37 @@ func TestTamperedIndexIsRebuilt(t *testing.T) {
 		})
 	}
 }
+
+// A layout warning (here a Hugo page bundle's resource left out) is said
+// at each start, also by one that serves the index a previous run built
+// without reading the book's structure again.
+func TestLayoutWarningsRepeatedAtEachStart(t *testing.T) {
+	docs := t.TempDir()
+	for name, text := range map[string]string{
+		"hugo.toml":                   "title = \"Ponds\"\n",
+		"content/_index.md":           "---\ntitle: Ponds\n---\n\nA pond needs a pump.\n",
+		"content/pump/index.md":       "---\ntitle: Pump\n---\n\nRun the pump all day.\n",
+		"content/pump/wiring-note.md": "Wire it to a fused socket.\n",
+	} {
+		p := filepath.Join(docs, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.Docs, cfg.Data = docs, filepath.Join(t.TempDir(), "data")
+	const want = "textbook-rag: warning: hugo.toml: skipped: 1 files in page bundles"
+	for i, wantWrote := range []bool{true, false} {
+		var stderr bytes.Buffer
+		in, err := ingest(t.Context(), cfg, &stderr, nil, false)
+		if err != nil || in.Wrote != wantWrote {
+			t.Fatalf("start %d: wrote %v, %v", i+1, in.Wrote, err)
+		}
+		if n := strings.Count(stderr.String(), want); n != 1 {
+			t.Errorf("start %d: the warning is said %d times, want once; stderr %q", i+1, n, stderr.String())
+		}
+	}
+}
