@@ -69,6 +69,9 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintln(stdout, resp.Answer)
 	if resp.WasRefusal {
 		fmt.Fprintf(stdout, "\n(refused: %s)\n", *resp.RefusalReason)
+		if *resp.RefusalReason == rag.InsufficientContext {
+			return printWhere(ctx, stdout, app, req.Question)
+		}
 		return nil
 	}
 	if len(resp.Sources) > 0 {
@@ -76,6 +79,40 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		for _, s := range resp.Sources {
 			fmt.Fprintf(stdout, "  - %s#%s  %s (score %.2f)\n", s.Path, s.Anchor, s.SectionHeading, s.Score)
 		}
+	}
+	return nil
+}
+
+// whereLinks is how many sections an insufficient_context refusal
+// points to, as the widget's "Where the book discusses this" does.
+const whereLinks = 3
+
+// printWhere prints, under an insufficient_context refusal, the sections
+// the widget lists under it: the site search's sections the retriever is
+// confident hold the question's subject (none when the book's evidence
+// is thin), each as its page path and anchor, its heading and chapter.
+func printWhere(ctx context.Context, stdout io.Writer, app *Main, question string) error {
+	hits, err := app.Search().Search(ctx, question, whereLinks)
+	if err != nil {
+		return fmt.Errorf("ask: look up where the book discusses it: %w", err)
+	}
+	var lines []string
+	for _, h := range hits {
+		if h.Score < app.Config.Tutor.ConfidentThreshold {
+			continue
+		}
+		link := h.PagePath
+		if h.Anchor != "" {
+			link += "#" + h.Anchor
+		}
+		line := "  - " + link + "  " + h.Heading
+		if h.ChapterTitle != "" && h.ChapterTitle != h.Heading {
+			line += " (" + h.ChapterTitle + ")"
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) > 0 {
+		fmt.Fprintln(stdout, "\nWhere the book discusses this:\n"+strings.Join(lines, "\n"))
 	}
 	return nil
 }

@@ -127,3 +127,26 @@ func TestIngestSelfCheck(t *testing.T) {
 		t.Errorf("report has no self-check:\n%s", out)
 	}
 }
+
+// ask, like the widget, follows an insufficient_context refusal with the
+// sections the book discusses the question in (the confident ones of the
+// site search), as page paths and anchors; an off-domain refusal gets
+// none.
+func TestAskPointsWhereTheBookDiscussesIt(t *testing.T) {
+	data := t.TempDir()
+	if code, _, errOut := runCmd(t, "ingest", "--data", data); code != 0 {
+		t.Fatal(errOut)
+	}
+	code, out, errOut := runCmd(t, "ask", "--data", data, "How many topics can one ROS 2 node publish?")
+	if code != 0 || !strings.Contains(out, "(refused: insufficient_context)") {
+		t.Fatalf("exit %d: %s %s; want the insufficient_context refusal", code, out, errOut)
+	}
+	_, where, ok := strings.Cut(out, "Where the book discusses this:\n")
+	if !ok || !strings.Contains(where, "  - ") || !strings.Contains(where, "#") {
+		t.Errorf("no links after the refusal:\n%s", out)
+	}
+	_, out, _ = runCmd(t, "ask", "--data", data, "What is a good recipe for banana bread?")
+	if strings.Contains(out, "Where the book discusses this") {
+		t.Errorf("an off-domain refusal lists sections:\n%s", out)
+	}
+}
