@@ -462,7 +462,39 @@
     keepBottom(function () {
       a.el.classList.remove("pending");
       a.body.replaceChildren(renderRich(text));
+      linkPlaces(a.body, sources);
       renderSources(a.sources, sources);
+    });
+  }
+
+  // PLACE is a list item that names a section of the book, as an
+  // explanation lists the other sections that discuss a selection: its
+  // heading in quotes, then its chapter in parentheses.
+  var PLACE = /^\u201c([^\u201d]+)\u201d(?: \((.*)\))?$/;
+
+  // placeSource is the index of the source a list item names by its
+  // heading, the first not used yet; -1 for none.
+  function placeSource(text, sources, used) {
+    var m = PLACE.exec(String(text).trim());
+    if (!m) return -1;
+    for (var i = 0; i < sources.length; i++) {
+      var s = sources[i];
+      if (!used[i] && s && s.chapter_id && s.section_heading === m[1]) return i;
+    }
+    return -1;
+  }
+
+  // linkPlaces makes the sections an answer lists by name ("Other
+  // sections that discuss this") links to them, as its sources are.
+  function linkPlaces(body, sources) {
+    if (!sources || !sources.length) return;
+    var used = {};
+    Array.prototype.forEach.call(body.querySelectorAll("li"), function (li) {
+      if (li.children.length) return; // an item with markup is the book's text
+      var i = placeSource(li.textContent, sources, used);
+      if (i < 0) return;
+      used[i] = true;
+      li.replaceChildren(sourceLink(sources[i], li.textContent.trim()));
     });
   }
 
