@@ -57,6 +57,7 @@ type Source struct {
 	Title     string
 	Chapters  []Chapter
 	BookTexts []string
+	Sections  []Section
 	// RefusalLog is the refusal log's file; "" when it goes to stderr.
 	RefusalLog    string
 	ShowQuestions bool
@@ -74,7 +75,7 @@ func (s *Source) Build(ctx context.Context, since time.Duration) (*Report, error
 		now = s.Now
 	}
 	to := now().UTC().Truncate(time.Second).Add(time.Second)
-	opts := Options{From: to.Add(-since), To: to, Chapters: s.Chapters, BookTexts: s.BookTexts, ShowQuestions: s.ShowQuestions, SelfCheck: s.SelfCheck}
+	opts := Options{From: to.Add(-since), To: to, Chapters: s.Chapters, BookTexts: s.BookTexts, Sections: s.Sections, ShowQuestions: s.ShowQuestions, SelfCheck: s.SelfCheck}
 	if s.RefusalLog != "" {
 		f, err := os.Open(s.RefusalLog)
 		switch {

@@ -41,6 +41,10 @@ type Options struct {
 	// BookTexts are the book's passages (chunk texts): words the book
 	// rarely uses weigh more when refused questions are grouped.
 	BookTexts []string
+	// Sections are the book's sections (chapter and heading): a topic
+	// refused as insufficient_context that a section's or a chapter's
+	// title names is one the book has a page on.
+	Sections []Section
 	// ShowQuestions puts question texts and comments in the report. Off,
 	// the report shows counts, sections and topic words only, and a topic
 	// only when at least MinTopicSize questions share it.
@@ -151,6 +155,9 @@ type Topic struct {
 	// it says about the book.
 	Reason  rag.RefusalReason `json:"reason"`
 	Verdict string            `json:"verdict"`
+	// Titled is the book's section whose title names the topic, when the
+	// tutor refused it as insufficient_context all the same (null else).
+	Titled *Section `json:"titled_section"`
 	// Examples are the most asked questions of the group (empty when
 	// question texts are hidden).
 	Examples []Example `json:"examples"`
@@ -514,6 +521,12 @@ func (b *builder) topics() {
 		}
 		t.Reason = rag.RefusalReason(best)
 		t.Verdict = verdict(t.Reason, t.Words, vocab)
+		if t.Reason == rag.InsufficientContext {
+			if s, ok := titled(t.Words, b.opts.Sections, b.opts.Chapters); ok {
+				t.Titled = &s
+				t.Verdict = "the book has a section on it, “" + s.Heading + "”, but the tutor did not answer from it: see why"
+			}
+		}
 		sort.SliceStable(order, func(i, j int) bool { return asked[order[i]].Count > asked[order[j]].Count })
 		for _, k := range order {
 			if len(t.Examples) == MaxExamples {
@@ -537,4 +550,50 @@ func (t Topic) Summary() string {
 		s += "; " + t.Verdict
 	}
 	return s
+}
+
+// titled finds the section (or, else, the chapter) whose title names
+// every word of a topic, the one with the fewest other words: a question
+// refused as insufficient_context although the book has a page on its
+// subject says the tutor, not the book, fell short.
+func titled(topic []string, sections []Section, chapters []Chapter) (Section, bool) {
+	var best Section
+	bestExtra := -1
+	try := func(s Section) {
+		title := words(s.Heading)
+		if extra := len(title) - len(topic); (bestExtra < 0 || extra < bestExtra) && namesAll(title, topic) {
+			best, bestExtra = s, extra
+		}
+	}
+	for _, s := range sections {
+		try(s)
+	}
+	if bestExtra < 0 {
+		for _, c := range chapters {
+			try(Section{ChapterID: c.ID, Chapter: c.Title, Heading: c.Title, Path: c.Path})
+		}
+	}
+	return best, bestExtra >= 0 && len(topic) > 0
+}
+
+// titleSuffixes are the endings by which a title's word may differ from a
+// question's ("Installing Jupyter" names "install jupyter").
+var titleSuffixes = []string{"", "ing", "ed", "ion", "ation"}
+
+// namesAll reports whether a title's words hold every word of a topic.
+func namesAll(title, topic []string) bool {
+	for _, w := range topic {
+		found := false
+		for _, t := range title {
+			for _, suf := range titleSuffixes {
+				if t == w+suf || w == t+suf {
+					found = true
+				}
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }

@@ -352,3 +352,46 @@ func TestReportCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestTitledTopic: a topic refused as insufficient_context that a
+// section's title names ("install jupyter": "Installing Jupyter"; "sense
+// think act": "The Sense–Think–Act Loop", whatever its dashes; "myst": a
+// chapter "MyST") is filed as one the book has a page on, which the tutor
+// did not answer from: a signal to the team, not "the book mentions it".
+// A topic no title names keeps the vocabulary's verdict.
+func TestTitledTopic(t *testing.T) {
+	opts := Options{
+		BookTexts: []string{"Install Jupyter with pip.", "The sense think act loop runs each tick.", "MyST extends Markdown.", "Topics carry data."},
+		Sections: []Section{
+			{ChapterID: "setup", Chapter: "Setup", Heading: "Installing Jupyter", Path: "setup", Anchor: "installing-jupyter"},
+			{ChapterID: "loop", Chapter: "Control", Heading: "The Sense\u2013Think\u2013Act Loop", Path: "loop", Anchor: "loop"},
+			{ChapterID: "ros", Chapter: "ROS", Heading: "Topics", Path: "ros", Anchor: "topics"},
+		},
+		Chapters:      []Chapter{{ID: "myst", Title: "MyST", Path: "myst"}},
+		ShowQuestions: true,
+	}
+	b := newBuilder(opts)
+	for _, q := range []string{"How do I install jupyter?", "What is the sense-think-act loop?", "What is MyST?", "How does data carry topics across the wire?"} {
+		b.refused = append(b.refused, refused{text: q, words: words(q), reason: string(rag.InsufficientContext)})
+	}
+	b.topics()
+	got := map[string]Topic{}
+	for _, tp := range b.r.RefusedTopics {
+		got[strings.Join(tp.Words, " ")] = tp
+	}
+	for topic, heading := range map[string]string{"install jupyter": "Installing Jupyter", "sense act loop": "The Sense\u2013Think\u2013Act Loop", "myst": "MyST"} {
+		tp, ok := got[topic]
+		if !ok {
+			t.Errorf("no topic %q among %v", topic, got)
+			continue
+		}
+		if tp.Titled == nil || tp.Titled.Heading != heading || strings.Contains(tp.Verdict, "mentions") || !strings.Contains(tp.Verdict, heading) {
+			t.Errorf("topic %q: verdict %q, titled %+v; want the section %q named", topic, tp.Verdict, tp.Titled, heading)
+		}
+	}
+	for topic, tp := range got {
+		if strings.Contains(topic, "wire") && (tp.Titled != nil || strings.Contains(tp.Verdict, "has a section")) {
+			t.Errorf("topic %q no title names: verdict %q", topic, tp.Verdict)
+		}
+	}
+}

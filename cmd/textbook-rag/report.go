@@ -36,6 +36,10 @@ func reportSource(cfg Config, ix *datadir.Index, h rag.ExchangeReader) *report.S
 	seen := map[string]bool{}
 	for _, c := range ix.Chunks {
 		src.BookTexts = append(src.BookTexts, c.Text)
+		if key := c.ChapterID + "#" + c.Anchor; !seen[key] {
+			seen[key] = true
+			src.Sections = append(src.Sections, report.Section{ChapterID: c.ChapterID, Chapter: c.ChapterTitle, Heading: c.SectionHeading, Path: c.PagePath, Anchor: c.Anchor})
+		}
 		if seen[c.ChapterID] {
 			continue
 		}
