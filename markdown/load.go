@@ -30,7 +30,7 @@ import (
 
 // Version names the chunker's output format. Change it whenever the same
 // book would be cut differently, so existing indexes are rebuilt.
-const Version = "11"
+const Version = "12"
 
 // Options are the chunker's sizes, in cl100k tokens.
 type Options struct {
