@@ -21,8 +21,11 @@ import (
 //     parentheses; `(label)=` targets, `:label:` lines, `+++` cell
 //     breaks and `%` comment lines (`%%%` too) go;
 //   - Quarto and R Markdown (bookdown): ```` ```{r label, echo=FALSE} ````
-//     chunks are code blocks (their `#|` options go; a chunk with
-//     echo=FALSE or include=FALSE is not shown); `` `r expr` `` is the
+//     chunks are code blocks, whatever the header's form ({lang},
+//     {lang, k=v}, {lang k="v"}, pandoc's {.lang k="v"}); their `#|`
+//     options go; a chunk with echo=FALSE, include=FALSE or
+//     `#| echo: false` is not shown; a filename="a.py" (or `#| filename:`)
+//     is the code's caption, written title="a.py"; `` `r expr` `` is the
 //     expression as code; `[@key; @other]` citations and `@fig-x` or
 //     `\@ref(fig:x)` cross-references read as "(key; other)", "Figure x"
 //     and "x"; `::: {.callout-note title="T"}` fenced divs are their
@@ -73,6 +76,12 @@ var (
 	// mystBreak is a MyST cell break, `+++` with the cell's metadata.
 	mystBreak = regexp.MustCompile(`^\+\+\+\s*(?:\{.*\})?\s*$`)
 	chunkOpt  = regexp.MustCompile(`^\s*#\|`)
+	// cellFence opens a code cell whose header is all in braces: Quarto's
+	// and R Markdown's ```{lang, k=v} or ```{lang k="v"}, pandoc's
+	// ```{.lang k="v"} (see readCell).
+	cellFence = regexp.MustCompile("^(\\s*)(`{3,}|~{3,})\\s*\\{([^{}]*)\\}\\s*$")
+	// cellFilename is a cell's `#| filename: "a.py"` option.
+	cellFilename = regexp.MustCompile(`^\s*#\|\s*filename\s*:\s*(.*?)\s*$`)
 	// hiddenChunk: a chunk whose code the page does not show.
 	hiddenChunk = regexp.MustCompile(`(?i)\b(?:echo|include)\s*[=:]\s*(?:false|f)\b`)
 	role        = regexp.MustCompile("(^|[^\\w=$\\\\`])\\{([a-z][\\w:+-]*)\\}`([^`]*)`")
@@ -127,7 +136,9 @@ var droppedDirectives = map[string]bool{"raw": true, "index": true, "tableofcont
 var chunkLanguages = map[string]bool{"r": true, "python": true, "julia": true, "bash": true, "sh": true, "sql": true,
 	"ojs": true, "js": true, "javascript": true, "c": true, "cpp": true, "rcpp": true, "stan": true, "octave": true,
 	"matlab": true, "ruby": true, "perl": true, "go": true, "rust": true, "java": true, "scala": true, "sas": true,
-	"stata": true, "powershell": true, "dot": true, "mermaid": true, "tikz": true, "latex": true, "html": true, "css": true}
+	"stata": true, "powershell": true, "dot": true, "mermaid": true, "tikz": true, "latex": true, "html": true, "css": true,
+	"zsh": true, "awk": true, "sed": true, "node": true, "sass": true, "scss": true, "haskell": true, "fortran": true,
+	"groovy": true, "mysql": true, "psql": true, "verbatim": true}
 
 // crossRefNames are the words a cross-reference's prefix stands for.
 var crossRefNames = map[string]string{"fig": "Figure", "tbl": "Table", "tab": "Table", "sec": "Section", "eq": "Equation",
@@ -148,6 +159,10 @@ type openFence struct {
 	// its first lines), which go.
 	lines       int
 	yamlOptions bool
+	// lang is a code cell's language; cell marks a cell that runs (its
+	// `#|` lines are options: `#| filename:` is its caption).
+	lang string
+	cell bool
 }
 
 const (
@@ -237,6 +252,9 @@ func plainDialects(lines []string) []string {
 					if chunkOpt.MatchString(line) && hiddenChunk.MatchString(line) {
 						f.kind = fenceDrop // `#| echo: false`: the page shows no code
 					}
+					if m := cellFilename.FindStringSubmatch(line); m != nil && f.cell {
+						f.held[0] = codeHeader(f.indent, f.fence, f.lang, unquoteValue(m[1]))
+					}
 					continue
 				}
 				if m := snippetPath.FindStringSubmatch(line); m != nil {
@@ -253,6 +271,10 @@ func plainDialects(lines []string) []string {
 				}
 				f.options = false
 			}
+		}
+		if f := readCell(line); f != nil {
+			fences = append(fences, f)
+			continue
 		}
 		if m := directiveFence.FindStringSubmatch(line); m != nil {
 			fences = append(fences, openDirective(m, &out))
@@ -407,6 +429,101 @@ func openDirective(m []string, out *[]string) *openFence {
 		*out = append(*out, indent+plainInline(title), "")
 	}
 	return &openFence{fence: fence, indent: indent, kind: fenceText, options: true}
+}
+
+// readCell reads a fence line that opens a code cell with its header in
+// braces, nil for any other line. Pandoc's form, {.lang k="v"}, is code
+// the page shows as written. Quarto's and R Markdown's, {lang, k=v} or
+// {lang label k="v"}, is a cell that runs: its echo=FALSE hides it, its
+// `#|` lines are options. A bare {name} is a cell only for a language
+// that runs in cells (else it is a MyST directive). filename="…" is the
+// code's caption, carried as the fence's title="…".
+func readCell(line string) *openFence {
+	m := cellFence.FindStringSubmatch(line)
+	if m == nil {
+		return nil
+	}
+	indent, fence := m[1], m[2]
+	fields := cellFields(m[3])
+	if len(fields) == 0 {
+		return nil
+	}
+	lang, cell, attrs := "", false, map[string]string{}
+	switch first := fields[0]; {
+	case strings.HasPrefix(first, ".") || strings.HasPrefix(first, "#") || strings.Contains(first, "="):
+		for _, f := range fields {
+			if strings.HasPrefix(f, ".") && lang == "" {
+				lang = f[1:]
+			}
+		}
+	default:
+		name := strings.ToLower(first)
+		if codeDirectives[name] || droppedDirectives[name] || bareDirectives[name] || name == mystExample ||
+			len(fields) == 1 && !chunkLanguages[name] {
+			return nil
+		}
+		lang, cell = name, true
+		if hiddenChunk.MatchString(m[3]) {
+			return &openFence{fence: fence, kind: fenceDrop}
+		}
+	}
+	for _, f := range fields[1:] {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			attrs[strings.ToLower(k)] = unquoteValue(v)
+		}
+	}
+	return &openFence{fence: fence, indent: indent, kind: fenceCode, held: []string{codeHeader(indent, fence, lang, attrs["filename"])},
+		options: cell, lang: lang, cell: cell}
+}
+
+// cellFields cuts a cell header's braces into its words, at spaces and
+// commas outside quotes: `r fit, fig.cap="a, b"` is r, fit and
+// fig.cap="a, b".
+func cellFields(s string) []string {
+	var out []string
+	var cur strings.Builder
+	quote := rune(0)
+	for _, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '"' || r == '\'':
+			quote = r
+		case r == ' ' || r == '\t' || r == ',':
+			if cur.Len() > 0 {
+				out = append(out, cur.String())
+				cur.Reset()
+			}
+			continue
+		}
+		cur.WriteRune(r)
+	}
+	if cur.Len() > 0 {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// unquoteValue is an attribute's or option's value without its quotes.
+func unquoteValue(v string) string {
+	v = strings.TrimSpace(v)
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		v = v[1 : len(v)-1]
+	}
+	return v
+}
+
+// codeHeader is a code block's opening fence: its language and, when it
+// has one, its caption as title="…", the attribute MkDocs and Docusaurus
+// write, which the reader's page and the answers show above the code.
+func codeHeader(indent, fence, lang, caption string) string {
+	h := indent + fence + lang
+	if caption = strings.TrimSpace(strings.ReplaceAll(caption, `"`, "'")); caption != "" {
+		h += ` title="` + caption + `"`
+	}
+	return h
 }
 
 // cutIndent drops up to n leading spaces.
