@@ -493,7 +493,9 @@ func TestQuartoPages(t *testing.T) {
 // TestCodeCellsAndMath reads a Quarto book and a bookdown book as their
 // sites show them: every cell header form is code of its language with
 // its filename as the caption, no option line or hidden cell shows, and
-// math reaches the page whole.
+// math reaches the page whole. A GitBook exercise shows its starter code
+// and solution as captioned code, not its checks; an MkDocs page shows
+// no `#### :::` heading and no CSS.
 func TestCodeCellsAndMath(t *testing.T) {
 	tests := []struct {
 		book, page string
@@ -512,6 +514,13 @@ func TestCodeCellsAndMath(t *testing.T) {
 				`<span class="math inline">\(\text{die}_{i}\)</span> and <span class="math inline">\(\text{die}_{j}\)</span>`,
 				`<figcaption>Output</figcaption><pre><code class="language-bash">flux: 0.42`},
 			[]string{"plot_flux", "<del>", "<em>", "filename="}},
+		{"gitbook", "/docs/scarf",
+			[]string{"<figure class=\"code\"><figcaption>Starter code</figcaption><pre><code>function rows(length) {\n}",
+				"<figcaption>Solution</figcaption><pre><code>function rows(length) {\n  return length * 4;"},
+			[]string{"assert(", "checker", "{%", "language-title"}},
+		{"mkdocs", "/docs/reference/units",
+			[]string{"Convert before you compare", "Readings in centibars"},
+			[]string{":::", "soilkit", "grid-template-columns", "md-typeset"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.book, func(t *testing.T) {

@@ -112,8 +112,19 @@ var (
 	footnoteDef = regexp.MustCompile(`^\s{0,3}\[\^[^\]\s]+\]:\s*`)
 	// autodocBlock is an mkdocstrings `::: package.module` (or a module
 	// alone, `::: my_package`) or an mkdocs-click `::: mkdocs-click` block: documentation generated from
-	// code the book does not hold. Its indented options go with it.
-	autodocBlock = regexp.MustCompile(`^:::\s+(?:mkdocs-click|[\w-]+(?:\.[\w-]+)+|[A-Za-z]\w*_\w*)\s*$`)
+	// code the book does not hold. Its indented options go with it. A
+	// heading's (`#### ::: mkdocs.plugins.event_priority`, the heading
+	// mkdocstrings fills with the object's name and docstring) goes too:
+	// the book holds neither, and an empty heading answers nothing.
+	autodocBlock = regexp.MustCompile(`^(?:#{1,6}[ \t]+)?:::\s+(?:mkdocs-click|[\w-]+(?:\.[\w-]+)+|[A-Za-z]\w*_\w*)\s*$`)
+	// exerciseTag is a GitBook exercise's tag on a line of its own.
+	exerciseTag = regexp.MustCompile(`^\s*\{%-?\s*(exercise|initial|solution|validation|context|endexercise)\b([^%]*?)-?%\}\s*$`)
+	// exerciseLang is an exercise tag's language, {% exercise lang="js" %}.
+	exerciseLang = regexp.MustCompile(`\blang(?:uage)?\s*=\s*["']?([\w+#.-]+)`)
+	// rawTextOpen opens an HTML <style> or <script> block: its content
+	// is CSS or code the page runs, never shows (CommonMark's HTML block
+	// of the first kind, which runs to the line that closes it).
+	rawTextOpen = regexp.MustCompile(`(?i)^ {0,3}<(style|script)(?:[\s>]|$)`)
 	// tableCaption is a pandoc table caption's id, `: Caption {#tbl-id}`.
 	tableCaption = regexp.MustCompile(`\s*\{#(?:tbl|tab)-[^{}\s]*\}\s*$`)
 )
@@ -191,7 +202,28 @@ func plainDialects(lines []string) []string {
 	// afterColon: the line right after a colon directive's opener, which
 	// may open its options as a YAML block; colonYAML: in that block.
 	afterColon, colonYAML := false, false
+	var ex gitbookExercise
+	rawClose := "" // the closing tag of an open <style> or <script> block
 	for _, line := range lines {
+		if rawClose != "" {
+			if i := strings.Index(strings.ToLower(line), rawClose); i >= 0 {
+				if rest := line[i+len(rawClose):]; strings.TrimSpace(rest) != "" {
+					out = append(out, rest)
+				}
+				rawClose = ""
+			}
+			continue
+		}
+		if m := exerciseTag.FindStringSubmatch(line); m != nil && len(fences) == 0 && (ex.open || m[1] == "exercise") {
+			out = ex.tag(m[1], m[2], out)
+			continue
+		}
+		if ex.open && ex.part != exerciseText {
+			if ex.part != exerciseDrop {
+				ex.code = append(ex.code, line)
+			}
+			continue
+		}
 		if colonYAML {
 			colonYAML = strings.TrimSpace(line) != "---"
 			continue
@@ -323,6 +355,17 @@ func plainDialects(lines []string) []string {
 			out = append(out, m[1]+"div"+title)
 			continue
 		}
+		if m := rawTextOpen.FindStringSubmatch(line); m != nil && !inPre {
+			closeTag := "</" + strings.ToLower(m[1]) + ">"
+			if i := strings.Index(strings.ToLower(line), closeTag); i >= 0 {
+				if rest := line[i+len(closeTag):]; strings.TrimSpace(rest) != "" {
+					out = append(out, rest)
+				}
+			} else {
+				rawClose = closeTag
+			}
+			continue
+		}
 		if m := preOpen.FindStringSubmatch(line); m != nil {
 			inPre = true
 			out = append(out, "```")
@@ -386,6 +429,9 @@ func plainDialects(lines []string) []string {
 	}
 	if pending != "" {
 		out = append(out, strings.Split(plainInline(pending), "\n")...)
+	}
+	if ex.open {
+		out = ex.tag("endexercise", "", out)
 	}
 	// A fence never closed runs to the page's end, as CommonMark reads it.
 	for i := len(fences) - 1; i >= 0; i-- {
@@ -526,6 +572,77 @@ func codeHeader(indent, fence, lang, caption string) string {
 	return h
 }
 
+// gitbookExercise is an open GitBook exercise block ({% exercise %} …
+// {% endexercise %}): its task is text, its starter code ({% initial %})
+// and solution ({% solution %}) are code blocks captioned so, and its
+// checks ({% validation %}) and hidden code ({% context %}) go.
+type gitbookExercise struct {
+	open bool
+	part int
+	lang string
+	code []string
+}
+
+const (
+	exerciseText = iota
+	exerciseStarter
+	exerciseSolution
+	exerciseDrop
+)
+
+// tag reads an exercise's tag: the part before it ends (written to out
+// as a code block when it is code) and the next begins.
+func (e *gitbookExercise) tag(name, args string, out []string) []string {
+	switch e.part {
+	case exerciseStarter:
+		out = appendExerciseCode(out, e.lang, "Starter code", e.code)
+	case exerciseSolution:
+		out = appendExerciseCode(out, e.lang, "Solution", e.code)
+	}
+	e.code = nil
+	switch name {
+	case "exercise":
+		*e = gitbookExercise{open: true, part: exerciseText}
+		if m := exerciseLang.FindStringSubmatch(args); m != nil {
+			e.lang = m[1]
+		}
+	case "initial":
+		e.part = exerciseStarter
+	case "solution":
+		e.part = exerciseSolution
+	case "validation", "context":
+		e.part = exerciseDrop
+	case "endexercise":
+		*e = gitbookExercise{}
+	}
+	return append(out, "")
+}
+
+// appendExerciseCode writes an exercise's code as a fenced block with its
+// caption, fenced longer than any fence inside; blank code writes nothing.
+func appendExerciseCode(out []string, lang, caption string, code []string) []string {
+	for len(code) > 0 && strings.TrimSpace(code[0]) == "" {
+		code = code[1:]
+	}
+	for len(code) > 0 && strings.TrimSpace(code[len(code)-1]) == "" {
+		code = code[:len(code)-1]
+	}
+	if len(code) == 0 {
+		return out
+	}
+	n := 3
+	for _, l := range code {
+		t := strings.TrimLeft(l, " ")
+		if run := len(t) - len(strings.TrimLeft(t, "`")); run >= n {
+			n = run + 1
+		}
+	}
+	fence := strings.Repeat("`", n)
+	out = append(out, codeHeader("", fence, lang, caption))
+	out = append(out, code...)
+	return append(out, fence)
+}
+
 // cutIndent drops up to n leading spaces.
 func cutIndent(line string, n int) string {
 	i := 0
@@ -635,7 +752,8 @@ func hasDialect(lines []string) bool {
 		case '!', '?', '=', '/', '{', ':', '(', '+', '%', '-':
 			return true
 		}
-		if strings.ContainsAny(l, "{@") || strings.HasPrefix(t, "# (") || strings.Contains(l, "[^") || strings.Contains(l, "`r ") || strings.HasPrefix(t, "<pre") {
+		if strings.ContainsAny(l, "{@") || strings.HasPrefix(t, "# (") || strings.Contains(l, "[^") || strings.Contains(l, "`r ") || strings.HasPrefix(t, "<pre") ||
+			rawTextOpen.MatchString(l) || strings.Contains(t, "# :::") {
 			return true
 		}
 	}
