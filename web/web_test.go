@@ -493,7 +493,7 @@ func TestQuartoPages(t *testing.T) {
 // TestCodeCellsAndMath reads a Quarto book and a bookdown book as their
 // sites show them: every cell header form is code of its language with
 // its filename as the caption, no option line or hidden cell shows, and
-// math reaches the page whole. A GitBook exercise shows its starter code
+// math reaches the page whole, a MyST {math} directive's too. A GitBook exercise shows its starter code
 // and solution as captioned code, not its checks; an MkDocs page shows
 // no `#### :::` heading and no CSS.
 func TestCodeCellsAndMath(t *testing.T) {
@@ -518,6 +518,10 @@ func TestCodeCellsAndMath(t *testing.T) {
 			[]string{"<figure class=\"code\"><figcaption>Starter code</figcaption><pre><code>function rows(length) {\n}",
 				"<figcaption>Solution</figcaption><pre><code>function rows(length) {\n  return length * 4;"},
 			[]string{"assert(", "checker", "{%", "language-title"}},
+		{"jupyterbook", "/docs/models/solow",
+			[]string{`<div class="math display">\[k_{t+1} = s A k_t^\alpha + (1 - \delta) k_t\]</div>`,
+				`<span class="math inline">\(\alpha = 0.3\)</span>`},
+			[]string{"<em>", ":label:"}},
 		{"mkdocs", "/docs/reference/units",
 			[]string{"Convert before you compare", "Readings in centibars"},
 			[]string{":::", "soilkit", "grid-template-columns", "md-typeset"}},

@@ -17,7 +17,8 @@ import (
 //     name (src/x.py);
 //   - MyST (Jupyter Book): ```` ```{note} ```` and `:::{note}` directives
 //     are text (their `:option:` lines go), ```` ```{code-cell} python ````
-//     is a code block; `{role}`text`` is its text, a bare label in
+//     is a code block, ```` ```{math} ```` is display math between `$$`
+//     lines; `{role}`text`` is its text, a bare label in
 //     parentheses; `(label)=` targets, `:label:` lines, `+++` cell
 //     breaks and `%` comment lines (`%%%` too) go;
 //   - Quarto and R Markdown (bookdown): ```` ```{r label, echo=FALSE} ````
@@ -180,6 +181,7 @@ const (
 	fenceCode = iota
 	fenceText
 	fenceDrop
+	fenceMath // a MyST {math} directive: its lines are display math
 )
 
 // indentBlock is an open MkDocs admonition or tab: its content is
@@ -266,6 +268,8 @@ func plainDialects(lines []string) []string {
 					}
 				case fenceText:
 					out = append(out, "")
+				case fenceMath:
+					out = append(out, f.indent+"$$", "")
 				}
 				continue
 			}
@@ -302,6 +306,13 @@ func plainDialects(lines []string) []string {
 					continue
 				}
 				f.options = false
+			case fenceMath:
+				if f.options && mystOption.MatchString(line) {
+					continue
+				}
+				f.options = false
+				out = append(out, line) // TeX, as written
+				continue
 			}
 		}
 		if f := readCell(line); f != nil {
@@ -437,6 +448,8 @@ func plainDialects(lines []string) []string {
 	for i := len(fences) - 1; i >= 0; i-- {
 		if f := fences[i]; f.kind == fenceCode && f.hasContent {
 			out = append(out, f.held...)
+		} else if f.kind == fenceMath {
+			out = append(out, f.indent+"$$")
 		}
 	}
 	return out
@@ -464,6 +477,14 @@ func openDirective(m []string, out *[]string) *openFence {
 		return &openFence{fence: fence, indent: indent, kind: fenceCode, held: []string{indent + fence + lname}, options: true}
 	case droppedDirectives[lname]:
 		return &openFence{fence: fence, kind: fenceDrop, options: true}
+	case lname == "math":
+		// Display math: written between $$ lines, as the page's math
+		// reader takes it whole (no Markdown rule touches the TeX).
+		*out = append(*out, "", indent+"$$")
+		if t := strings.TrimSpace(args + " " + rest); t != "" {
+			*out = append(*out, indent+t)
+		}
+		return &openFence{fence: fence, indent: indent, kind: fenceMath, options: true}
 	case lname == mystExample:
 		// The site shows the example's source beside its rendering: the
 		// source is the syntax it teaches.

@@ -25,6 +25,7 @@ func TestPlainDialects(t *testing.T) {
 		{"myst code cell", "```{code-cell} ipython3\n:tags: [hide-input]\nx = 1\n```", "```python\nx = 1\n```"},
 		{"myst nested", "````{exercise}\n:label: ex1\nCompute it.\n```{code-cell} python\ny = 2\n```\n````",
 			"\nCompute it.\n```python\ny = 2\n```\n"},
+		{"myst math directive", "```{math}\n:label: eq:kt\nk_{t+1} = s k_t^\\alpha\n```\nText.", "\n$$\nk_{t+1} = s k_t^\\alpha\n$$\n\nText."},
 		{"myst dropped", "```{index} single: growth\n```\nText.", "Text."},
 		{"myst colon fence", ":::{tip} Quick\nDo it.\n:::", ":::div Quick\nDo it.\n:::"},
 		{"myst roles", "See {doc}`the lecture <pv>`, {eq}`eq:pv`, {term}`present value` and {math}`x^2`.",
