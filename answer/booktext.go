@@ -209,18 +209,25 @@ var (
 	htmlTag    = regexp.MustCompile(`</?(?:[A-Z][\w.]*|(?i:a|abbr|b|br|center|code|del|details|div|em|figcaption|figure|font|hr|i|iframe|img|ins|kbd|li|mark|ol|p|pre|s|small|span|strong|sub|summary|sup|table|tbody|td|th|thead|tr|u|ul|video))\b[^>\n]*>`)
 	anchorMark = regexp.MustCompile(`\{#[^}\n]*\}|\[\[[^\]\s]*\]\]`)
 	fenceLine  = regexp.MustCompile("^\\s*(```|~~~)")
+	// fenceTitle is an opening fence's caption, title="a.py", which the
+	// page shows above the code.
+	fenceTitle = regexp.MustCompile(`(?:^|\s)title="([^"]*)"`)
 )
 
 // plainWords reduces Markdown, or text copied from the rendered page, to
 // its lower-cased words: the marks, a link's target, an image, a heading's
-// anchor, a code fence's line and, outside code, a tag and a list item's
-// marker or number are not what a reader sees (or copies). Text and its
-// rendering give the same words.
+// anchor, a code fence's line (but for its caption, which the page
+// shows) and, outside code, a tag and a list item's marker or number are
+// not what a reader sees (or copies). Text and its rendering give the
+// same words.
 func plainWords(text string) []string {
 	var b strings.Builder
 	code := false
 	for _, line := range strings.Split(text, "\n") {
 		if fenceLine.MatchString(line) {
+			if m := fenceTitle.FindStringSubmatch(line); m != nil && !code {
+				b.WriteString(m[1] + "\n")
+			}
 			code = !code
 			continue
 		}

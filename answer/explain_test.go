@@ -131,6 +131,7 @@ func TestPlainWords(t *testing.T) {
 		{"<Tip>Use a <b>fast</b> loop.</Tip>", "Use a fast loop."},
 		{"```xml\n<joint name=\"a\"/>\n```", "<joint name=\"a\"/>"},
 		{"### Why Blocks?[[why-blocks]]", "Why Blocks?"},
+		{"Look:\n\n```zsh title=\"Code\"\ngit diff\n```", "Look:\nCode\ngit diff"},
 		{"1. **Slow**: one trial\n2. **Costly**: one robot", "Slow: one trial\nCostly: one robot"},
 		{"1. **Slow**: one trial\n2. **Costly**: one robot", "1. Slow: one trial\n2. Costly: one robot"},
 	}

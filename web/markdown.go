@@ -11,14 +11,18 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // markdown renders chapters: GitHub-flavoured Markdown, `{#id}` heading
-// attributes, raw HTML left out (the renderer's safe default).
+// attributes, math kept whole (see math.go), code with its caption (see
+// code.go), raw HTML left out (the renderer's safe default).
 var markdown = goldmark.New(
-	goldmark.WithExtensions(extension.GFM),
+	goldmark.WithExtensions(extension.GFM, mathExtension{}),
 	goldmark.WithParserOptions(parser.WithAttribute()),
+	goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(codeRenderer{}, 100))),
 )
 
 // render turns the chapter's Markdown into HTML. Headings get the ids a

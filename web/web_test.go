@@ -489,3 +489,65 @@ func TestQuartoPages(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeCellsAndMath reads a Quarto book and a bookdown book as their
+// sites show them: every cell header form is code of its language with
+// its filename as the caption, no option line or hidden cell shows, and
+// math reaches the page whole, a MyST {math} directive's too. A GitBook exercise shows its starter code
+// and solution as captioned code, not its checks; an MkDocs page shows
+// no `#### :::` heading and no CSS.
+func TestCodeCellsAndMath(t *testing.T) {
+	tests := []struct {
+		book, page string
+		want, bad  []string
+	}{
+		{"quarto", "/docs/methods/analysis",
+			[]string{`<figure class="code"><figcaption>Code</figcaption><pre><code class="language-zsh">git diff analysis.py`,
+				`<figcaption>Output</figcaption><pre><code class="language-zsh">+richness`,
+				`<figcaption>richness.py</figcaption><pre><code class="language-python">#| this line is code`,
+				`<figcaption>count.sh</figcaption><pre><code class="language-bash">wc -l plots.csv`,
+				`<span class="math inline">\(\bar{S} = \frac{1}{n}\sum_{i} S_{i}\)</span>`,
+				`<span class="math inline">\(1\,\mathrm{m}^2\)</span> costs $5 to $10`},
+			[]string{"language-{", "filename=", "#| label", "matplotlib", "<em>"}},
+		{"bookdown", "/docs/02-membranes",
+			[]string{`<div class="math display">\[J_{\text{in}} = P \, A \, (c_{\text{out}} - c_{\text{in}}) ~ \text{mol s}^{-1}\]</div>`,
+				`<span class="math inline">\(\text{die}_{i}\)</span> and <span class="math inline">\(\text{die}_{j}\)</span>`,
+				`<figcaption>Output</figcaption><pre><code class="language-bash">flux: 0.42`},
+			[]string{"plot_flux", "<del>", "<em>", "filename="}},
+		{"gitbook", "/docs/scarf",
+			[]string{"<figure class=\"code\"><figcaption>Starter code</figcaption><pre><code>function rows(length) {\n}",
+				"<figcaption>Solution</figcaption><pre><code>function rows(length) {\n  return length * 4;"},
+			[]string{"assert(", "checker", "{%", "language-title"}},
+		{"jupyterbook", "/docs/models/solow",
+			[]string{`<div class="math display">\[k_{t+1} = s A k_t^\alpha + (1 - \delta) k_t\]</div>`,
+				`<span class="math inline">\(\alpha = 0.3\)</span>`},
+			[]string{"<em>", ":label:"}},
+		{"mkdocs", "/docs/reference/units",
+			[]string{"Convert before you compare", "Readings in centibars"},
+			[]string{":::", "soilkit", "grid-template-columns", "md-typeset"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.book, func(t *testing.T) {
+			h, err := web.New(os.DirFS("../markdown/testdata/layouts/"+tt.book), web.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, body := get(t, h, tt.page)
+			if res.StatusCode != 200 {
+				t.Fatalf("status %d", res.StatusCode)
+			}
+			_, body, _ = strings.Cut(body, "<article")
+			body, _, _ = strings.Cut(body, "</article>")
+			for _, w := range tt.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("page lacks %s", w)
+				}
+			}
+			for _, b := range tt.bad {
+				if strings.Contains(body, b) {
+					t.Errorf("page shows %q", b)
+				}
+			}
+		})
+	}
+}

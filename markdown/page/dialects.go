@@ -17,12 +17,16 @@ import (
 //     name (src/x.py);
 //   - MyST (Jupyter Book): ```` ```{note} ```` and `:::{note}` directives
 //     are text (their `:option:` lines go), ```` ```{code-cell} python ````
-//     is a code block; `{role}`text`` is its text, a bare label in
+//     is a code block, ```` ```{math} ```` is display math between `$$`
+//     lines; `{role}`text`` is its text, a bare label in
 //     parentheses; `(label)=` targets, `:label:` lines, `+++` cell
 //     breaks and `%` comment lines (`%%%` too) go;
 //   - Quarto and R Markdown (bookdown): ```` ```{r label, echo=FALSE} ````
-//     chunks are code blocks (their `#|` options go; a chunk with
-//     echo=FALSE or include=FALSE is not shown); `` `r expr` `` is the
+//     chunks are code blocks, whatever the header's form ({lang},
+//     {lang, k=v}, {lang k="v"}, pandoc's {.lang k="v"}); their `#|`
+//     options go; a chunk with echo=FALSE, include=FALSE or
+//     `#| echo: false` is not shown; a filename="a.py" (or `#| filename:`)
+//     is the code's caption, written title="a.py"; `` `r expr` `` is the
 //     expression as code; `[@key; @other]` citations and `@fig-x` or
 //     `\@ref(fig:x)` cross-references read as "(key; other)", "Figure x"
 //     and "x"; `::: {.callout-note title="T"}` fenced divs are their
@@ -73,6 +77,12 @@ var (
 	// mystBreak is a MyST cell break, `+++` with the cell's metadata.
 	mystBreak = regexp.MustCompile(`^\+\+\+\s*(?:\{.*\})?\s*$`)
 	chunkOpt  = regexp.MustCompile(`^\s*#\|`)
+	// cellFence opens a code cell whose header is all in braces: Quarto's
+	// and R Markdown's ```{lang, k=v} or ```{lang k="v"}, pandoc's
+	// ```{.lang k="v"} (see readCell).
+	cellFence = regexp.MustCompile("^(\\s*)(`{3,}|~{3,})\\s*\\{([^{}]*)\\}\\s*$")
+	// cellFilename is a cell's `#| filename: "a.py"` option.
+	cellFilename = regexp.MustCompile(`^\s*#\|\s*filename\s*:\s*(.*?)\s*$`)
 	// hiddenChunk: a chunk whose code the page does not show.
 	hiddenChunk = regexp.MustCompile(`(?i)\b(?:echo|include)\s*[=:]\s*(?:false|f)\b`)
 	role        = regexp.MustCompile("(^|[^\\w=$\\\\`])\\{([a-z][\\w:+-]*)\\}`([^`]*)`")
@@ -103,8 +113,19 @@ var (
 	footnoteDef = regexp.MustCompile(`^\s{0,3}\[\^[^\]\s]+\]:\s*`)
 	// autodocBlock is an mkdocstrings `::: package.module` (or a module
 	// alone, `::: my_package`) or an mkdocs-click `::: mkdocs-click` block: documentation generated from
-	// code the book does not hold. Its indented options go with it.
-	autodocBlock = regexp.MustCompile(`^:::\s+(?:mkdocs-click|[\w-]+(?:\.[\w-]+)+|[A-Za-z]\w*_\w*)\s*$`)
+	// code the book does not hold. Its indented options go with it. A
+	// heading's (`#### ::: mkdocs.plugins.event_priority`, the heading
+	// mkdocstrings fills with the object's name and docstring) goes too:
+	// the book holds neither, and an empty heading answers nothing.
+	autodocBlock = regexp.MustCompile(`^(?:#{1,6}[ \t]+)?:::\s+(?:mkdocs-click|[\w-]+(?:\.[\w-]+)+|[A-Za-z]\w*_\w*)\s*$`)
+	// exerciseTag is a GitBook exercise's tag on a line of its own.
+	exerciseTag = regexp.MustCompile(`^\s*\{%-?\s*(exercise|initial|solution|validation|context|endexercise)\b([^%]*?)-?%\}\s*$`)
+	// exerciseLang is an exercise tag's language, {% exercise lang="js" %}.
+	exerciseLang = regexp.MustCompile(`\blang(?:uage)?\s*=\s*["']?([\w+#.-]+)`)
+	// rawTextOpen opens an HTML <style> or <script> block: its content
+	// is CSS or code the page runs, never shows (CommonMark's HTML block
+	// of the first kind, which runs to the line that closes it).
+	rawTextOpen = regexp.MustCompile(`(?i)^ {0,3}<(style|script)(?:[\s>]|$)`)
 	// tableCaption is a pandoc table caption's id, `: Caption {#tbl-id}`.
 	tableCaption = regexp.MustCompile(`\s*\{#(?:tbl|tab)-[^{}\s]*\}\s*$`)
 )
@@ -127,7 +148,9 @@ var droppedDirectives = map[string]bool{"raw": true, "index": true, "tableofcont
 var chunkLanguages = map[string]bool{"r": true, "python": true, "julia": true, "bash": true, "sh": true, "sql": true,
 	"ojs": true, "js": true, "javascript": true, "c": true, "cpp": true, "rcpp": true, "stan": true, "octave": true,
 	"matlab": true, "ruby": true, "perl": true, "go": true, "rust": true, "java": true, "scala": true, "sas": true,
-	"stata": true, "powershell": true, "dot": true, "mermaid": true, "tikz": true, "latex": true, "html": true, "css": true}
+	"stata": true, "powershell": true, "dot": true, "mermaid": true, "tikz": true, "latex": true, "html": true, "css": true,
+	"zsh": true, "awk": true, "sed": true, "node": true, "sass": true, "scss": true, "haskell": true, "fortran": true,
+	"groovy": true, "mysql": true, "psql": true, "verbatim": true}
 
 // crossRefNames are the words a cross-reference's prefix stands for.
 var crossRefNames = map[string]string{"fig": "Figure", "tbl": "Table", "tab": "Table", "sec": "Section", "eq": "Equation",
@@ -148,12 +171,17 @@ type openFence struct {
 	// its first lines), which go.
 	lines       int
 	yamlOptions bool
+	// lang is a code cell's language; cell marks a cell that runs (its
+	// `#|` lines are options: `#| filename:` is its caption).
+	lang string
+	cell bool
 }
 
 const (
 	fenceCode = iota
 	fenceText
 	fenceDrop
+	fenceMath // a MyST {math} directive: its lines are display math
 )
 
 // indentBlock is an open MkDocs admonition or tab: its content is
@@ -176,7 +204,28 @@ func plainDialects(lines []string) []string {
 	// afterColon: the line right after a colon directive's opener, which
 	// may open its options as a YAML block; colonYAML: in that block.
 	afterColon, colonYAML := false, false
+	var ex gitbookExercise
+	rawClose := "" // the closing tag of an open <style> or <script> block
 	for _, line := range lines {
+		if rawClose != "" {
+			if i := strings.Index(strings.ToLower(line), rawClose); i >= 0 {
+				if rest := line[i+len(rawClose):]; strings.TrimSpace(rest) != "" {
+					out = append(out, rest)
+				}
+				rawClose = ""
+			}
+			continue
+		}
+		if m := exerciseTag.FindStringSubmatch(line); m != nil && len(fences) == 0 && (ex.open || m[1] == "exercise") {
+			out = ex.tag(m[1], m[2], out)
+			continue
+		}
+		if ex.open && ex.part != exerciseText {
+			if ex.part != exerciseDrop {
+				ex.code = append(ex.code, line)
+			}
+			continue
+		}
 		if colonYAML {
 			colonYAML = strings.TrimSpace(line) != "---"
 			continue
@@ -219,6 +268,8 @@ func plainDialects(lines []string) []string {
 					}
 				case fenceText:
 					out = append(out, "")
+				case fenceMath:
+					out = append(out, f.indent+"$$", "")
 				}
 				continue
 			}
@@ -237,6 +288,9 @@ func plainDialects(lines []string) []string {
 					if chunkOpt.MatchString(line) && hiddenChunk.MatchString(line) {
 						f.kind = fenceDrop // `#| echo: false`: the page shows no code
 					}
+					if m := cellFilename.FindStringSubmatch(line); m != nil && f.cell {
+						f.held[0] = codeHeader(f.indent, f.fence, f.lang, unquoteValue(m[1]))
+					}
 					continue
 				}
 				if m := snippetPath.FindStringSubmatch(line); m != nil {
@@ -252,7 +306,18 @@ func plainDialects(lines []string) []string {
 					continue
 				}
 				f.options = false
+			case fenceMath:
+				if f.options && mystOption.MatchString(line) {
+					continue
+				}
+				f.options = false
+				out = append(out, line) // TeX, as written
+				continue
 			}
+		}
+		if f := readCell(line); f != nil {
+			fences = append(fences, f)
+			continue
 		}
 		if m := directiveFence.FindStringSubmatch(line); m != nil {
 			fences = append(fences, openDirective(m, &out))
@@ -299,6 +364,17 @@ func plainDialects(lines []string) []string {
 				title = " " + t[1]
 			}
 			out = append(out, m[1]+"div"+title)
+			continue
+		}
+		if m := rawTextOpen.FindStringSubmatch(line); m != nil && !inPre {
+			closeTag := "</" + strings.ToLower(m[1]) + ">"
+			if i := strings.Index(strings.ToLower(line), closeTag); i >= 0 {
+				if rest := line[i+len(closeTag):]; strings.TrimSpace(rest) != "" {
+					out = append(out, rest)
+				}
+			} else {
+				rawClose = closeTag
+			}
 			continue
 		}
 		if m := preOpen.FindStringSubmatch(line); m != nil {
@@ -365,10 +441,15 @@ func plainDialects(lines []string) []string {
 	if pending != "" {
 		out = append(out, strings.Split(plainInline(pending), "\n")...)
 	}
+	if ex.open {
+		out = ex.tag("endexercise", "", out)
+	}
 	// A fence never closed runs to the page's end, as CommonMark reads it.
 	for i := len(fences) - 1; i >= 0; i-- {
 		if f := fences[i]; f.kind == fenceCode && f.hasContent {
 			out = append(out, f.held...)
+		} else if f.kind == fenceMath {
+			out = append(out, f.indent+"$$")
 		}
 	}
 	return out
@@ -396,6 +477,14 @@ func openDirective(m []string, out *[]string) *openFence {
 		return &openFence{fence: fence, indent: indent, kind: fenceCode, held: []string{indent + fence + lname}, options: true}
 	case droppedDirectives[lname]:
 		return &openFence{fence: fence, kind: fenceDrop, options: true}
+	case lname == "math":
+		// Display math: written between $$ lines, as the page's math
+		// reader takes it whole (no Markdown rule touches the TeX).
+		*out = append(*out, "", indent+"$$")
+		if t := strings.TrimSpace(args + " " + rest); t != "" {
+			*out = append(*out, indent+t)
+		}
+		return &openFence{fence: fence, indent: indent, kind: fenceMath, options: true}
 	case lname == mystExample:
 		// The site shows the example's source beside its rendering: the
 		// source is the syntax it teaches.
@@ -407,6 +496,172 @@ func openDirective(m []string, out *[]string) *openFence {
 		*out = append(*out, indent+plainInline(title), "")
 	}
 	return &openFence{fence: fence, indent: indent, kind: fenceText, options: true}
+}
+
+// readCell reads a fence line that opens a code cell with its header in
+// braces, nil for any other line. Pandoc's form, {.lang k="v"}, is code
+// the page shows as written. Quarto's and R Markdown's, {lang, k=v} or
+// {lang label k="v"}, is a cell that runs: its echo=FALSE hides it, its
+// `#|` lines are options. A bare {name} is a cell only for a language
+// that runs in cells (else it is a MyST directive). filename="…" is the
+// code's caption, carried as the fence's title="…".
+func readCell(line string) *openFence {
+	m := cellFence.FindStringSubmatch(line)
+	if m == nil {
+		return nil
+	}
+	indent, fence := m[1], m[2]
+	fields := cellFields(m[3])
+	if len(fields) == 0 {
+		return nil
+	}
+	lang, cell, attrs := "", false, map[string]string{}
+	switch first := fields[0]; {
+	case strings.HasPrefix(first, ".") || strings.HasPrefix(first, "#") || strings.Contains(first, "="):
+		for _, f := range fields {
+			if strings.HasPrefix(f, ".") && lang == "" {
+				lang = f[1:]
+			}
+		}
+	default:
+		name := strings.ToLower(first)
+		if codeDirectives[name] || droppedDirectives[name] || bareDirectives[name] || name == mystExample ||
+			len(fields) == 1 && !chunkLanguages[name] {
+			return nil
+		}
+		lang, cell = name, true
+		if hiddenChunk.MatchString(m[3]) {
+			return &openFence{fence: fence, kind: fenceDrop}
+		}
+	}
+	for _, f := range fields[1:] {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			attrs[strings.ToLower(k)] = unquoteValue(v)
+		}
+	}
+	return &openFence{fence: fence, indent: indent, kind: fenceCode, held: []string{codeHeader(indent, fence, lang, attrs["filename"])},
+		options: cell, lang: lang, cell: cell}
+}
+
+// cellFields cuts a cell header's braces into its words, at spaces and
+// commas outside quotes: `r fit, fig.cap="a, b"` is r, fit and
+// fig.cap="a, b".
+func cellFields(s string) []string {
+	var out []string
+	var cur strings.Builder
+	quote := rune(0)
+	for _, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '"' || r == '\'':
+			quote = r
+		case r == ' ' || r == '\t' || r == ',':
+			if cur.Len() > 0 {
+				out = append(out, cur.String())
+				cur.Reset()
+			}
+			continue
+		}
+		cur.WriteRune(r)
+	}
+	if cur.Len() > 0 {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// unquoteValue is an attribute's or option's value without its quotes.
+func unquoteValue(v string) string {
+	v = strings.TrimSpace(v)
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		v = v[1 : len(v)-1]
+	}
+	return v
+}
+
+// codeHeader is a code block's opening fence: its language and, when it
+// has one, its caption as title="…", the attribute MkDocs and Docusaurus
+// write, which the reader's page and the answers show above the code.
+func codeHeader(indent, fence, lang, caption string) string {
+	h := indent + fence + lang
+	if caption = strings.TrimSpace(strings.ReplaceAll(caption, `"`, "'")); caption != "" {
+		h += ` title="` + caption + `"`
+	}
+	return h
+}
+
+// gitbookExercise is an open GitBook exercise block ({% exercise %} …
+// {% endexercise %}): its task is text, its starter code ({% initial %})
+// and solution ({% solution %}) are code blocks captioned so, and its
+// checks ({% validation %}) and hidden code ({% context %}) go.
+type gitbookExercise struct {
+	open bool
+	part int
+	lang string
+	code []string
+}
+
+const (
+	exerciseText = iota
+	exerciseStarter
+	exerciseSolution
+	exerciseDrop
+)
+
+// tag reads an exercise's tag: the part before it ends (written to out
+// as a code block when it is code) and the next begins.
+func (e *gitbookExercise) tag(name, args string, out []string) []string {
+	switch e.part {
+	case exerciseStarter:
+		out = appendExerciseCode(out, e.lang, "Starter code", e.code)
+	case exerciseSolution:
+		out = appendExerciseCode(out, e.lang, "Solution", e.code)
+	}
+	e.code = nil
+	switch name {
+	case "exercise":
+		*e = gitbookExercise{open: true, part: exerciseText}
+		if m := exerciseLang.FindStringSubmatch(args); m != nil {
+			e.lang = m[1]
+		}
+	case "initial":
+		e.part = exerciseStarter
+	case "solution":
+		e.part = exerciseSolution
+	case "validation", "context":
+		e.part = exerciseDrop
+	case "endexercise":
+		*e = gitbookExercise{}
+	}
+	return append(out, "")
+}
+
+// appendExerciseCode writes an exercise's code as a fenced block with its
+// caption, fenced longer than any fence inside; blank code writes nothing.
+func appendExerciseCode(out []string, lang, caption string, code []string) []string {
+	for len(code) > 0 && strings.TrimSpace(code[0]) == "" {
+		code = code[1:]
+	}
+	for len(code) > 0 && strings.TrimSpace(code[len(code)-1]) == "" {
+		code = code[:len(code)-1]
+	}
+	if len(code) == 0 {
+		return out
+	}
+	n := 3
+	for _, l := range code {
+		t := strings.TrimLeft(l, " ")
+		if run := len(t) - len(strings.TrimLeft(t, "`")); run >= n {
+			n = run + 1
+		}
+	}
+	fence := strings.Repeat("`", n)
+	out = append(out, codeHeader("", fence, lang, caption))
+	out = append(out, code...)
+	return append(out, fence)
 }
 
 // cutIndent drops up to n leading spaces.
@@ -518,7 +773,8 @@ func hasDialect(lines []string) bool {
 		case '!', '?', '=', '/', '{', ':', '(', '+', '%', '-':
 			return true
 		}
-		if strings.ContainsAny(l, "{@") || strings.HasPrefix(t, "# (") || strings.Contains(l, "[^") || strings.Contains(l, "`r ") || strings.HasPrefix(t, "<pre") {
+		if strings.ContainsAny(l, "{@") || strings.HasPrefix(t, "# (") || strings.Contains(l, "[^") || strings.Contains(l, "`r ") || strings.HasPrefix(t, "<pre") ||
+			rawTextOpen.MatchString(l) || strings.Contains(t, "# :::") {
 			return true
 		}
 	}

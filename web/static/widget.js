@@ -87,13 +87,17 @@
   // HTML included, shows as the characters it is.
 
   var INLINE = new RegExp([
-    "\\\\([\\\\`*_\\[\\]()#|>~-])",              // 1: backslash escape
-    "(`+)([\\s\\S]*?[^`])\\2(?!`)",                 // 2, 3: code span
-    "\\*\\*(?=\\S)((?:(?!\\*\\*)[\\s\\S])*?\\S)\\*\\*", // 4: strong
-    "(^|[^\\w])__(?=\\S)((?:(?!__)[\\s\\S])*?\\S)__(?!\\w)", // 5, 6: strong
-    "\\*(?=[^\\s*])([\\s\\S]*?[^\\s*])\\*",        // 7: emphasis
-    "(^|[^\\w])_(?=[^\\s_])([\\s\\S]*?[^\\s_])_(?!\\w)", // 8, 9: emphasis
-    "\\[([^\\]]+)\\]\\(\\s*((?:[^()\\s]|\\([^()\\s]*\\))+)(?:\\s+\"[^\"]*\")?\\s*\\)" // 10, 11: link
+    // 1: math, kept as written: $$…$$, \(…\), \[…\], and $…$ as pandoc
+    // reads it (a non-space inside each `$`, no digit after the closing
+    // one, so "$5 and $10" is prices)
+    "(\\$\\$[\\s\\S]+?\\$\\$|\\\\\\([\\s\\S]+?\\\\\\)|\\\\\\[[\\s\\S]+?\\\\\\]|\\$(?=[^\\s$])(?:[^$\\\\]|\\\\[\\s\\S])*?[^\\s\\\\$]\\$(?!\\d))",
+    "\\\\([\\\\`*_\\[\\]()#|>~-])",              // 2: backslash escape
+    "(`+)([\\s\\S]*?[^`])\\3(?!`)",                 // 3, 4: code span
+    "\\*\\*(?=\\S)((?:(?!\\*\\*)[\\s\\S])*?\\S)\\*\\*", // 5: strong
+    "(^|[^\\w])__(?=\\S)((?:(?!__)[\\s\\S])*?\\S)__(?!\\w)", // 6, 7: strong
+    "\\*(?=[^\\s*])([\\s\\S]*?[^\\s*])\\*",        // 8: emphasis
+    "(^|[^\\w])_(?=[^\\s_])([\\s\\S]*?[^\\s_])_(?!\\w)", // 9, 10: emphasis
+    "\\[([^\\]]+)\\]\\(\\s*((?:[^()\\s]|\\([^()\\s]*\\))+)(?:\\s+\"[^\"]*\")?\\s*\\)" // 11, 12: link
   ].join("|"), "g");
 
   // safeHref admits absolute web links only: a relative link in a quoted
@@ -111,23 +115,27 @@
     function textUpTo(i) { if (i > last) parent.appendChild(document.createTextNode(text.slice(last, i))); }
     while ((m = re.exec(text)) !== null) {
       textUpTo(m.index);
-      if (m[1] !== undefined) parent.appendChild(document.createTextNode(m[1]));
-      else if (m[2] !== undefined) parent.appendChild(el("code", { text: m[3].replace(/^ (.*) $/, "$1") }));
-      else if (m[4] !== undefined) appendInline(parent.appendChild(el("strong")), m[4]);
-      else if (m[6] !== undefined) { parent.appendChild(document.createTextNode(m[5])); appendInline(parent.appendChild(el("strong")), m[6]); }
-      else if (m[7] !== undefined) appendInline(parent.appendChild(el("em")), m[7]);
-      else if (m[9] !== undefined) { parent.appendChild(document.createTextNode(m[8])); appendInline(parent.appendChild(el("em")), m[9]); }
-      else if (m[10] !== undefined) {
-        var href = safeHref(m[11]);
+      if (m[1] !== undefined) parent.appendChild(el("span", { class: "math", text: m[1] }));
+      else if (m[2] !== undefined) parent.appendChild(document.createTextNode(m[2]));
+      else if (m[3] !== undefined) parent.appendChild(el("code", { text: m[4].replace(/^ (.*) $/, "$1") }));
+      else if (m[5] !== undefined) appendInline(parent.appendChild(el("strong")), m[5]);
+      else if (m[7] !== undefined) { parent.appendChild(document.createTextNode(m[6])); appendInline(parent.appendChild(el("strong")), m[7]); }
+      else if (m[8] !== undefined) appendInline(parent.appendChild(el("em")), m[8]);
+      else if (m[10] !== undefined) { parent.appendChild(document.createTextNode(m[9])); appendInline(parent.appendChild(el("em")), m[10]); }
+      else if (m[11] !== undefined) {
+        var href = safeHref(m[12]);
         var target = href ? parent.appendChild(el("a", { href: href, target: "_blank", rel: "noopener noreferrer" })) : parent;
-        appendInline(target, m[10]);
+        appendInline(target, m[11]);
       }
       last = re.lastIndex;
     }
     textUpTo(text.length);
   }
 
-  var FENCE = /^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*).*$/;
+  // A fence's first word is its language unless it is an attribute;
+  // its title="…" is the code's caption.
+  var FENCE = /^\s{0,3}(`{3,}|~{3,})\s*(?:([\w+#.-]+)(?![\w=]))?(.*)$/;
+  var CODE_TITLE = /(?:^|\s)title="([^"]*)"/;
   var RULE = /^\s{0,3}([-*_])(?:\s*\1){2,}\s*$/;
   var HEADING = /^\s{0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$/;
   var QUOTE = /^\s{0,3}>\s?(.*)$/;
@@ -193,7 +201,8 @@
         for (i++; i < lines.length && !close.test(lines[i]); i++) code.push(lines[i]);
         var c = el("code", { text: code.join("\n") });
         if (m[2]) c.setAttribute("data-lang", m[2]);
-        var pre = el("pre", null, [c]);
+        var pre = el("pre", null, [c]), title = CODE_TITLE.exec(m[3]);
+        if (title && title[1].trim()) pre = el("figure", { class: "code" }, [el("figcaption", { text: title[1].trim() }), pre]);
         if (lists.length) lists[lists.length - 1].node.lastChild.appendChild(pre); else { frag.appendChild(pre); endBlocks(); }
         para = null;
         continue;
