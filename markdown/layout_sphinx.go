@@ -365,35 +365,72 @@ func (sphinxLayout) title(root *os.Root) string {
 // code block's lines, and a myst-example's, are blanked (a toctree shown
 // as an example of the syntax lists no page), and a toctree's options
 // written as a YAML block (`---` … `---` on its first lines) are written
-// as `:key: value` lines.
+// as `:key: value` lines. An eval-rst block's `.. toctree::` directives,
+// which the site follows as well, are written as MyST toctrees; its
+// other lines are blanked.
 func toctreeSource(lines []string) []string {
-	out := make([]string, len(lines))
+	out := make([]string, 0, len(lines))
 	var open []string // the directives' fences open, innermost last
 	code := ""        // an open code block's fence
 	yamlOptions := 0  // 1: a toctree just opened; 2: in its YAML block
-	for i, line := range lines {
+	// rst is an open eval-rst block's fence, rstToc the indentation of a
+	// toctree directive open in it (-1 for none).
+	rst, rstToc := "", -1
+	for _, line := range lines {
 		t := strings.TrimSpace(line)
+		if rst != "" {
+			ind := len(line) - len(strings.TrimLeft(line, " \t"))
+			if rstToc >= 0 && (t == "" || ind > rstToc && !closesRun(t, rst)) {
+				out = append(out, t) // an option or an entry
+				continue
+			}
+			if rstToc >= 0 {
+				out = append(out, "```")
+				rstToc = -1
+			}
+			switch {
+			case closesRun(t, rst):
+				rst = ""
+			case rstToctree.MatchString(line):
+				out = append(out, "```{toctree}")
+				rstToc = ind
+				continue
+			}
+			out = append(out, "")
+			continue
+		}
 		switch {
 		case code != "":
 			if closesRun(t, code) {
 				code = ""
 			}
+			out = append(out, "")
 			continue
 		case yamlOptions == 1 && t == "---":
 			yamlOptions = 2
+			out = append(out, "")
 			continue
 		case yamlOptions == 2:
-			if t == "---" {
+			switch {
+			case t == "---":
 				yamlOptions = 0
-			} else if t != "" {
-				out[i] = ":" + t
+				out = append(out, "")
+			case t == "":
+				out = append(out, "")
+			default:
+				opt := ":" + t
 				if k, v, ok := strings.Cut(t, ":"); ok {
-					out[i] = ":" + strings.TrimSpace(k) + ": " + strings.TrimSpace(v)
+					opt = ":" + strings.TrimSpace(k) + ": " + strings.TrimSpace(v)
 				}
+				out = append(out, opt)
 			}
 			continue
 		case len(open) > 0 && closesRun(t, open[len(open)-1]):
 			open = open[:len(open)-1]
+		case evalRSTOpen.MatchString(line):
+			rst = evalRSTOpen.FindStringSubmatch(line)[1]
+			out = append(out, "")
+			continue
 		case codeFence.MatchString(line):
 			m := codeFence.FindStringSubmatch(line)
 			if strings.HasPrefix(m[2], "{") && !strings.HasPrefix(m[2], "{code") && m[2] != "{myst-example}" {
@@ -401,16 +438,27 @@ func toctreeSource(lines []string) []string {
 				break
 			}
 			code = m[1]
+			out = append(out, "")
 			continue
 		}
 		yamlOptions = 0
 		if toctreeOpen.MatchString(line) {
 			yamlOptions = 1
 		}
-		out[i] = line
+		out = append(out, line)
+	}
+	if rstToc >= 0 {
+		out = append(out, "```")
 	}
 	return out
 }
+
+var (
+	// evalRSTOpen opens an eval-rst block, in any fence; rstToctree is a
+	// toctree directive in it.
+	evalRSTOpen = regexp.MustCompile("^\\s*(`{3,}|~{3,}|:{3,})\\s*\\{eval-rst\\}")
+	rstToctree  = regexp.MustCompile(`^\s*\.\.\s+toctree::\s*$`)
+)
 
 // codeFence opens a fenced block: its fence and its info string.
 var codeFence = regexp.MustCompile("^\\s*(`{3,}|~{3,})\\s*(\\S*)")

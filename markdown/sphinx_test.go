@@ -146,7 +146,7 @@ func TestSphinxHomePage(t *testing.T) {
 	}{
 		{"no heading: the project", "Welcome, all.\n\n" + toctree, "Robotics 101", "Welcome, all."},
 		{"a second-level heading", "## Getting started\n\nWelcome.\n\n" + toctree, "Getting started", "Welcome."},
-		{"eval-rst", "# Robotics\n\n```{eval-rst}\n.. include:: ../README.rst\n\n.. note:: Labs start in week 2.\n\n.. toctree::\n   :maxdepth: 2\n\n   intro\n```\n\n" + toctree, "Robotics", "Labs start in week 2."},
+		{"eval-rst", "# Robotics\n\n```{eval-rst}\n.. include:: ../README.rst\n\n.. note:: Labs start in week 2.\n\n.. toctree::\n   :maxdepth: 2\n\n   missing\n```\n\n" + toctree, "Robotics", "Labs start in week 2."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -251,5 +251,31 @@ func TestSphinxSubstitutionOfAVariable(t *testing.T) {
 	}
 	if want := "Welcome to CS 101; this is CS 101."; !strings.Contains(chunks[0].Text, want) {
 		t.Errorf("chunk lacks %q:\n%s", want, chunks[0].Text)
+	}
+}
+
+// An eval-rst block's toctrees list pages as the site's do, in either
+// fence; one shown inside a code block lists none.
+func TestSphinxEvalRSTToctree(t *testing.T) {
+	tests := []struct {
+		name, index string
+		want        []string
+	}{
+		{"backtick fence", "# Course\n\n```{eval-rst}\n.. note:: Read first.\n\n.. toctree::\n   :caption: Labs\n   :maxdepth: 1\n\n   labs/one\n   Second lab <labs/two>\n\nAfter the toctree.\n```\n",
+			[]string{"index.md Course", "[Labs]", "  labs/one.md", "  labs/two.md"}},
+		{"colon fence, closed by the fence, with a glob", ":::{eval-rst}\n.. toctree::\n   :glob:\n\n   labs/*\n:::\n",
+			[]string{"index.md Course", "labs/one.md labs/one.md", "labs/two.md labs/two.md"}},
+		{"shown in a code block", "# Course\n\n````md\n```{eval-rst}\n.. toctree::\n\n   labs/one\n```\n````\n",
+			[]string{"index.md Course"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			book := sphinxBook("project = 'Course'\n", map[string]string{"index.md": tc.index}, "labs/one.md", "labs/two.md")
+			tree, err := ReadTree(t.Context(), book, DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			equalLines(t, "outline", outline(tree), tc.want)
+		})
 	}
 }
