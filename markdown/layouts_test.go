@@ -27,7 +27,7 @@ import (
 // bookdown-parts ((PART) and (APPENDIX) headings), sphinx-myst (conf.py
 // project, {toctree} with captions in index.md), sphinx-course (conf.py
 // substitutions naming variables, globbed toctrees with YAML options, a
-// home page with no heading and an eval-rst block); jekyll has an order
+// home page with no heading and an eval-rst toctree); jekyll has an order
 // list.
 // Each one's golden listing holds the course name, the modules and
 // chapters in order with titles and page paths, the warnings, and every
