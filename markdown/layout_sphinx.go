@@ -18,10 +18,10 @@ import (
 // sphinxLayout reads a Sphinx site written in MyST Markdown: conf.py (at
 // the root, or in source/ or docs/) names the project and its root
 // document (root_doc, index by default), whose {toctree} directives list
-// the pages, each page's own toctrees the pages under it. A toctree with
-// a :caption: is a module titled so. Pages are served at their path. The
-// pages of a Sphinx site written in reStructuredText are not read (see
-// ErrRestructuredText).
+// the pages, each page's own toctrees the pages under it (glob entries
+// expanded, see glob). A toctree with a :caption: is a module titled so.
+// Pages are served at their path. The pages of a Sphinx site written in
+// reStructuredText are not read (see ErrRestructuredText).
 type sphinxLayout struct{}
 
 var sphinxConfigs = []string{"conf.py", "source/conf.py", "docs/conf.py"}

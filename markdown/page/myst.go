@@ -45,6 +45,10 @@ func mystBlocks(lines []string) []string {
 			}
 			continue
 		}
+		if !strings.Contains(line, "{") && !strings.Contains(line, "```") && !strings.Contains(line, "~~~") {
+			out = append(out, line) // no directive and no fence: the common line costs no pattern
+			continue
+		}
 		if m := colonDirective.FindStringSubmatch(line); m != nil && droppedDirectives[m[2]] {
 			// A colon fence's content is Markdown to the page's other
 			// readers; this directive's (a toctree's entries) is none.

@@ -119,11 +119,21 @@ type substituter struct {
 // Vars.Jinja) and the reference is written with spaces, as Jinja is
 // (`{{x}}` with none may be LaTeX).
 func substitute(lines []string, vars Vars) []string {
-	if len(vars.Substitutions) == 0 && !vars.Jinja {
+	if len(vars.Substitutions) == 0 && !vars.Jinja || !hasReference(lines) {
 		return lines
 	}
 	s := &substituter{subs: vars.Substitutions, jinja: vars.Jinja, resolved: map[string][]string{}, resolving: map[string]bool{}, budget: maxSubstitutedBytes}
 	return s.lines(lines, 0)
+}
+
+// hasReference reports a line that may hold a reference.
+func hasReference(lines []string) bool {
+	for _, l := range lines {
+		if strings.Contains(l, "{{") {
+			return true
+		}
+	}
+	return false
 }
 
 // lines replaces the references of lines outside code; depth counts the
