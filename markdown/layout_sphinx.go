@@ -1,30 +1,32 @@
 package markdown
 
 import (
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/textbook-rag/rag/markdown/page"
+	"github.com/yuin/goldmark/ast"
+	"go.yaml.in/yaml/v3"
 )
 
 // sphinxLayout reads a Sphinx site written in MyST Markdown: conf.py (at
 // the root, or in source/ or docs/) names the project and its root
 // document (root_doc, index by default), whose {toctree} directives list
-// the pages, each page's own toctrees the pages under it. A toctree with
-// a :caption: is a module titled so. Pages are served at their path. The
-// pages of a Sphinx site written in reStructuredText are not read (see
-// ErrRestructuredText).
+// the pages, each page's own toctrees the pages under it (glob entries
+// expanded, see glob). A toctree with a :caption: is a module titled so.
+// Pages are served at their path. The pages of a Sphinx site written in
+// reStructuredText are not read (see ErrRestructuredText).
 type sphinxLayout struct{}
 
 var sphinxConfigs = []string{"conf.py", "source/conf.py", "docs/conf.py"}
 
 var (
-	sphinxProject = regexp.MustCompile(`(?m)^project\s*=\s*(?:u?["']([^"'\n]*)["'])`)
-	sphinxRootDoc = regexp.MustCompile(`(?m)^(?:root_doc|master_doc)\s*=\s*["']([^"'\n]+)["']`)
 	// toctreeOpen opens a toctree directive, in a backtick or colon fence.
 	toctreeOpen = regexp.MustCompile("^\\s*(`{3,}|:{3,})\\s*\\{toctree\\}")
 	// toctreeEntry is an entry with its own title: "Title <path>".
@@ -44,17 +46,20 @@ func (sphinxLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 	}
 	hash.Write(b)
 	base := parentDir(file)
-	lay := layout{name: "Sphinx", base: base, route: siteRoute, vars: page.Vars{Substitutions: mystSubstitutions(b)}}
-	if m := sphinxProject.FindSubmatch(b); m != nil {
-		lay.title = courseOf(strings.TrimSpace(string(m[1])))
-	}
+	conf := readSphinxConf(b)
+	lay := layout{name: "Sphinx", base: base, route: siteRoute, vars: sphinxVars(conf)}
+	project := courseOf(strings.TrimSpace(conf.str("project")))
+	lay.title = project
 	keepUnder(l, base, "", file, "Sphinx site", opts)
 	root := "index"
-	if m := sphinxRootDoc.FindSubmatch(b); m != nil {
-		root = string(m[1])
+	for _, k := range []string{"root_doc", "master_doc"} {
+		if v := conf.str(k); v != "" {
+			root = v
+			break
+		}
 	}
 	rootPath := path.Join(base, root)
-	r := sphinxReader{fsys: fsys, l: l, base: base, opts: opts, seen: map[string]bool{}, files: map[string]string{}}
+	r := &sphinxReader{fsys: fsys, l: l, base: base, opts: opts, seen: map[string]bool{}, files: map[string]string{}}
 	for _, f := range l.pages {
 		if p := pagePath(f); r.files[p] == "" {
 			r.files[p] = f
@@ -66,7 +71,57 @@ func (sphinxLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 	}
 	entries := append([]tocEntry{{Ref: r.file(rootPath), Path: rootPath}}, r.toctrees(rootPath, 0)...)
 	lay.toc = &toc{file: file, entries: entries, only: true}
+	lay.chapter = func(c *Chapter) { sphinxTitle(c, rootPath, project) }
 	return lay, true, nil
+}
+
+// sphinxVars are the values conf.py gives the pages' substitutions:
+// myst_substitutions, and conf.py's strings as Jinja sees them
+// ({{ env.config.project }}).
+func sphinxVars(conf sphinxConf) page.Vars {
+	subs := map[string]string{}
+	for k, v := range conf.strs {
+		subs["env.config."+k] = v
+	}
+	for k, v := range conf.dicts["myst_substitutions"] {
+		subs[k] = v
+	}
+	_, jinja := conf.dicts["myst_substitutions"]
+	for _, e := range conf.lists["myst_enable_extensions"] {
+		jinja = jinja || e == "substitution"
+	}
+	return page.Vars{Substitutions: subs, Jinja: jinja}
+}
+
+// sphinxTitle titles a page as Sphinx does, by its first heading at any
+// level, when it has no title of its own (no front-matter title, no #
+// heading); the root document with no heading is titled by the project.
+func sphinxTitle(c *Chapter, rootPath, project string) {
+	if c.page.Title() != "" {
+		return
+	}
+	t := firstHeading(c.Body)
+	if t == "" && c.Path == rootPath {
+		t = project
+	}
+	if t == "" {
+		return
+	}
+	if c.Label == c.Title {
+		c.Label = t
+	}
+	c.Title = t
+}
+
+// firstHeading is the text of a page body's first heading, at any level.
+func firstHeading(body []byte) string {
+	doc := page.Parse(body)
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		if h, ok := n.(*ast.Heading); ok {
+			return strings.TrimSpace(page.PlainText(h, body))
+		}
+	}
+	return ""
 }
 
 // sphinxReader follows the toctrees from page to page.
@@ -79,14 +134,34 @@ type sphinxReader struct {
 	// files maps a path without extension to the first page that has it:
 	// a toctree's entries are looked up in it, not in the whole listing.
 	files map[string]string
+	// docs are the keys of files, sorted, for glob entries (made at the
+	// first); globWork counts the names glob entries have been matched
+	// against, up to maxGlobWork.
+	docs     []string
+	globWork int
+}
+
+// maxGlobWork bounds the matching of a site's glob entries: a real site
+// matches a few patterns against a few hundred pages.
+const maxGlobWork = 1 << 20
+
+// openToctree is a toctree being read.
+type openToctree struct {
+	entry tocEntry
+	fence string
+	glob  bool
+	// listed are the pages it lists so far, when it has glob entries: a
+	// glob does not list them again, as Sphinx does.
+	listed map[string]bool
 }
 
 // file is the page whose path without extension is p, "" for none.
-func (r sphinxReader) file(p string) string { return r.files[p] }
+func (r *sphinxReader) file(p string) string { return r.files[p] }
 
 // toctrees are the entries of the page's toctrees, each entry with the
-// entries of its own page's toctrees under it.
-func (r sphinxReader) toctrees(p string, depth int) []tocEntry {
+// entries of its own page's toctrees under it. An entry that names no
+// page is warned about here, naming the page that lists it.
+func (r *sphinxReader) toctrees(p string, depth int) []tocEntry {
 	f := r.file(p)
 	if f == "" || r.seen[p] || depth > maxTocDepth {
 		return nil
@@ -97,33 +172,43 @@ func (r sphinxReader) toctrees(p string, depth int) []tocEntry {
 		return nil // warned about when it is read as a page
 	}
 	var out []tocEntry
-	var tree *tocEntry // the open toctree
-	fence := ""
+	var tree *openToctree
 	lines := toctreeSource(strings.Split(string(page.CleanText(b)), "\n"))
 	for i, line := range lines {
 		t := strings.TrimSpace(line)
 		if tree == nil {
 			if m := toctreeOpen.FindStringSubmatch(line); m != nil {
-				tree, fence = &tocEntry{Children: make([]tocEntry, 0, toctreeLines(lines[i+1:], m[1]))}, m[1]
+				tree = &openToctree{entry: tocEntry{Children: make([]tocEntry, 0, toctreeLines(lines[i+1:], m[1]))}, fence: m[1]}
 			}
 			continue
 		}
 		switch {
-		case t == fence:
+		case t == tree.fence:
 			switch {
-			case tree.Title != "":
-				out = append(out, *tree)
+			case tree.entry.Title != "":
+				out = append(out, tree.entry)
 			case out == nil:
 				// Most pages hold one toctree: its entries are the page's,
 				// not copied (a long one is megabytes of entries).
-				out = tree.Children
+				out = tree.entry.Children
 			default:
-				out = append(out, tree.Children...)
+				out = append(out, tree.entry.Children...)
 			}
 			tree = nil
 		case strings.HasPrefix(t, ":caption:"):
-			tree.Title = strings.TrimSpace(strings.TrimPrefix(t, ":caption:"))
-		case t == "" || strings.HasPrefix(t, ":") || t == "self" || strings.ContainsAny(t, "*?"):
+			tree.entry.Title = unquoteOption(strings.TrimPrefix(t, ":caption:"))
+		case strings.HasPrefix(t, ":glob:"):
+			switch strings.ToLower(unquoteOption(strings.TrimPrefix(t, ":glob:"))) {
+			case "", "true", "yes", "on":
+				tree.glob, tree.listed = true, map[string]bool{}
+			}
+		case t == "" || strings.HasPrefix(t, ":") || t == "self":
+		case strings.ContainsAny(t, "*?["):
+			if tree.glob {
+				for _, doc := range r.glob(f, p, t, tree.listed) {
+					tree.entry.Children = append(tree.entry.Children, tocEntry{Ref: r.files[doc], Path: doc, Children: r.toctrees(doc, depth+1)})
+				}
+			}
 		default:
 			e := tocEntry{Ref: t}
 			// Only a line ending in ">" can be "Title <path>": the others
@@ -138,14 +223,118 @@ func (r sphinxReader) toctrees(p string, depth int) []tocEntry {
 			} else {
 				e.Path = tocPath(parentDir(p), e.Ref)
 			}
-			if e.Path == "" && !leavesBook(e.Ref) {
+			switch {
+			case e.Path == "" && leavesBook(e.Ref):
+				r.opts.warn(f, fmt.Errorf("lists %q, which leads out of the book: left out", e.Ref))
+				continue
+			case e.Path == "":
 				continue // a web address
+			case r.file(e.Path) == "":
+				r.opts.warn(f, fmt.Errorf("lists %q, which is not a page of the book", e.Ref))
+				continue
+			}
+			if tree.listed != nil {
+				tree.listed[e.Path] = true
 			}
 			e.Children = r.toctrees(e.Path, depth+1)
-			tree.Children = append(tree.Children, e)
+			tree.entry.Children = append(tree.entry.Children, e)
 		}
 	}
 	return out
+}
+
+// glob lists the pages a toctree's glob entry matches, as Sphinx does:
+// relative to the listing page p (from the site's root when it starts
+// with "/"), sorted by path, leaving out p and the pages the toctree
+// already lists (which it then lists). "*" and "?" match within a
+// folder, "**" across folders, [...] a set. f is p's file, for warnings.
+func (r *sphinxReader) glob(f, p, pattern string, listed map[string]bool) []string {
+	if r.globWork > maxGlobWork {
+		return nil // warned about once
+	}
+	full := path.Join(parentDir(p), pattern)
+	if strings.HasPrefix(pattern, "/") {
+		full = path.Join(r.base, strings.TrimPrefix(pattern, "/"))
+	}
+	re, err := globPattern(full)
+	if err != nil {
+		r.opts.warn(f, fmt.Errorf("toctree glob %q not read: %w", pattern, err))
+		return nil
+	}
+	if r.docs == nil {
+		r.docs = make([]string, 0, len(r.files))
+		for d := range r.files {
+			r.docs = append(r.docs, d)
+		}
+		sort.Strings(r.docs)
+	}
+	// Only the names that start with the pattern's literal prefix can
+	// match: they are one run of the sorted names.
+	prefix := full[:strings.IndexAny(full, "*?[")]
+	var out []string
+	for i := sort.SearchStrings(r.docs, prefix); i < len(r.docs) && strings.HasPrefix(r.docs[i], prefix); i++ {
+		if r.globWork++; r.globWork > maxGlobWork {
+			r.opts.warn(f, fmt.Errorf("toctree glob %q not expanded: the site's glob entries match more than %d names", pattern, maxGlobWork))
+			return out
+		}
+		d := r.docs[i]
+		if d != p && !listed[d] && re.MatchString(d) {
+			listed[d] = true
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 {
+		r.opts.warn(f, fmt.Errorf("toctree glob %q matches no page", pattern))
+	}
+	return out
+}
+
+// globPattern compiles a Sphinx glob over page paths.
+func globPattern(p string) (*regexp.Regexp, error) {
+	var b strings.Builder
+	b.WriteString("^")
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '*':
+			if i+1 < len(p) && p[i+1] == '*' {
+				b.WriteString(".*")
+				i++
+			} else {
+				b.WriteString("[^/]*")
+			}
+		case '?':
+			b.WriteString("[^/]")
+		case '[':
+			end := strings.IndexByte(p[i+1:], ']')
+			if end < 0 {
+				b.WriteString(`\[`)
+				continue
+			}
+			set := p[i+1 : i+1+end]
+			if strings.HasPrefix(set, "!") {
+				set = "^" + set[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(set, `\`, `\\`) + "]")
+			i += end + 1
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	return regexp.Compile(b.String())
+}
+
+// unquoteOption is a directive option's value without the quotes YAML
+// may write it in (`caption: "Contents:"`).
+func unquoteOption(v string) string {
+	v = strings.TrimSpace(v)
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		var s string
+		if yaml.Unmarshal([]byte(v), &s) == nil {
+			return s
+		}
+	}
+	return v
 }
 
 // toctreeLines counts a toctree's lines, up to its closing fence: at
@@ -164,8 +353,8 @@ func toctreeLines(lines []string, fence string) int {
 func (sphinxLayout) title(root *os.Root) string {
 	for _, f := range sphinxConfigs {
 		if raw, _, err := readInRoot(root, f, maxConfigBytes); err == nil {
-			if m := sphinxProject.FindSubmatch(raw); m != nil {
-				return courseOf(strings.TrimSpace(string(m[1])))
+			if p := readSphinxConf(page.CleanText(raw)).str("project"); p != "" {
+				return courseOf(strings.TrimSpace(p))
 			}
 		}
 	}
@@ -176,35 +365,72 @@ func (sphinxLayout) title(root *os.Root) string {
 // code block's lines, and a myst-example's, are blanked (a toctree shown
 // as an example of the syntax lists no page), and a toctree's options
 // written as a YAML block (`---` … `---` on its first lines) are written
-// as `:key: value` lines.
+// as `:key: value` lines. An eval-rst block's `.. toctree::` directives,
+// which the site follows as well, are written as MyST toctrees; its
+// other lines are blanked.
 func toctreeSource(lines []string) []string {
-	out := make([]string, len(lines))
+	out := make([]string, 0, len(lines))
 	var open []string // the directives' fences open, innermost last
 	code := ""        // an open code block's fence
 	yamlOptions := 0  // 1: a toctree just opened; 2: in its YAML block
-	for i, line := range lines {
+	// rst is an open eval-rst block's fence, rstToc the indentation of a
+	// toctree directive open in it (-1 for none).
+	rst, rstToc := "", -1
+	for _, line := range lines {
 		t := strings.TrimSpace(line)
+		if rst != "" {
+			ind := len(line) - len(strings.TrimLeft(line, " \t"))
+			if rstToc >= 0 && (t == "" || ind > rstToc && !closesRun(t, rst)) {
+				out = append(out, t) // an option or an entry
+				continue
+			}
+			if rstToc >= 0 {
+				out = append(out, "```")
+				rstToc = -1
+			}
+			switch {
+			case closesRun(t, rst):
+				rst = ""
+			case rstToctree.MatchString(line):
+				out = append(out, "```{toctree}")
+				rstToc = ind
+				continue
+			}
+			out = append(out, "")
+			continue
+		}
 		switch {
 		case code != "":
 			if closesRun(t, code) {
 				code = ""
 			}
+			out = append(out, "")
 			continue
 		case yamlOptions == 1 && t == "---":
 			yamlOptions = 2
+			out = append(out, "")
 			continue
 		case yamlOptions == 2:
-			if t == "---" {
+			switch {
+			case t == "---":
 				yamlOptions = 0
-			} else if t != "" {
-				out[i] = ":" + t
+				out = append(out, "")
+			case t == "":
+				out = append(out, "")
+			default:
+				opt := ":" + t
 				if k, v, ok := strings.Cut(t, ":"); ok {
-					out[i] = ":" + strings.TrimSpace(k) + ": " + strings.TrimSpace(v)
+					opt = ":" + strings.TrimSpace(k) + ": " + strings.TrimSpace(v)
 				}
+				out = append(out, opt)
 			}
 			continue
 		case len(open) > 0 && closesRun(t, open[len(open)-1]):
 			open = open[:len(open)-1]
+		case evalRSTOpen.MatchString(line):
+			rst = evalRSTOpen.FindStringSubmatch(line)[1]
+			out = append(out, "")
+			continue
 		case codeFence.MatchString(line):
 			m := codeFence.FindStringSubmatch(line)
 			if strings.HasPrefix(m[2], "{") && !strings.HasPrefix(m[2], "{code") && m[2] != "{myst-example}" {
@@ -212,16 +438,27 @@ func toctreeSource(lines []string) []string {
 				break
 			}
 			code = m[1]
+			out = append(out, "")
 			continue
 		}
 		yamlOptions = 0
 		if toctreeOpen.MatchString(line) {
 			yamlOptions = 1
 		}
-		out[i] = line
+		out = append(out, line)
+	}
+	if rstToc >= 0 {
+		out = append(out, "```")
 	}
 	return out
 }
+
+var (
+	// evalRSTOpen opens an eval-rst block, in any fence; rstToctree is a
+	// toctree directive in it.
+	evalRSTOpen = regexp.MustCompile("^\\s*(`{3,}|~{3,}|:{3,})\\s*\\{eval-rst\\}")
+	rstToctree  = regexp.MustCompile(`^\s*\.\.\s+toctree::\s*$`)
+)
 
 // codeFence opens a fenced block: its fence and its info string.
 var codeFence = regexp.MustCompile("^\\s*(`{3,}|~{3,})\\s*(\\S*)")
@@ -230,52 +467,4 @@ var codeFence = regexp.MustCompile("^\\s*(`{3,}|~{3,})\\s*(\\S*)")
 // character, at least as many, and nothing else.
 func closesRun(t, fence string) bool {
 	return strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == ""
-}
-
-// mystSubstitutions are the myst_substitutions of a conf.py, read as
-// text: the string values of its dict literal.
-func mystSubstitutions(conf []byte) map[string]string {
-	loc := mystSubstitutionsStart.FindIndex(conf)
-	if loc == nil {
-		return nil
-	}
-	body := conf[loc[1]:]
-	if end := dictEnd(body); end >= 0 {
-		body = body[:end]
-	}
-	subs := map[string]string{}
-	for _, m := range substitutionPair.FindAllSubmatch(body, -1) {
-		subs[string(m[2])+string(m[4])] = string(m[5]) + string(m[6])
-	}
-	return subs
-}
-
-var (
-	mystSubstitutionsStart = regexp.MustCompile(`(?m)^myst_substitutions\s*=\s*(?:dict\(|\{)`)
-	// substitutionPair is `"key": "value"` (or key="value" in dict()).
-	substitutionPair = regexp.MustCompile(`(?:(["'])([\w.-]+)["']\s*:|()([\w.-]+)\s*=)\s*(?:"([^"\n]*)"|'([^'\n]*)')`)
-)
-
-// dictEnd is where the dict literal that body opens ends: its closing
-// brace or parenthesis, outside strings; -1 when it does not close.
-func dictEnd(body []byte) int {
-	depth, quote := 1, byte(0)
-	for i, c := range body {
-		switch {
-		case quote != 0:
-			if c == quote && (i == 0 || body[i-1] != '\\') {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '{' || c == '(' || c == '[':
-			depth++
-		case c == '}' || c == ')' || c == ']':
-			depth--
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
 }

@@ -25,7 +25,10 @@ import (
 // _index.md and weights, a page bundle, shortcodes) and mkdocs-literate
 // (nav entries naming a folder, literate-nav with nav_file: README.md),
 // bookdown-parts ((PART) and (APPENDIX) headings), sphinx-myst (conf.py
-// project, {toctree} with captions in index.md); jekyll has an order list.
+// project, {toctree} with captions in index.md), sphinx-course (conf.py
+// substitutions naming variables, globbed toctrees with YAML options, a
+// home page with no heading and an eval-rst toctree); jekyll has an order
+// list.
 // Each one's golden listing holds the course name, the modules and
 // chapters in order with titles and page paths, the warnings, and every
 // chunk's text: what a student is quoted.

@@ -134,10 +134,6 @@ var (
 // block's style): their arguments are no text, their content is.
 var bareDirectives = map[string]bool{"grid": true, "grid-item": true, "tab-set": true, "block": true, "block2": true}
 
-// mystExample is the MyST docs' directive that shows a piece of MyST
-// with its rendering.
-const mystExample = "myst-example"
-
 var codeDirectives = map[string]bool{"code-cell": true, "code-block": true, "code": true, "sourcecode": true, "ipython": true}
 
 // droppedDirectives show no text of their own.
@@ -485,10 +481,6 @@ func openDirective(m []string, out *[]string) *openFence {
 			*out = append(*out, indent+t)
 		}
 		return &openFence{fence: fence, indent: indent, kind: fenceMath, options: true}
-	case lname == mystExample:
-		// The site shows the example's source beside its rendering: the
-		// source is the syntax it teaches.
-		return &openFence{fence: fence, indent: indent, kind: fenceCode, held: []string{indent + fence + "md"}, options: true}
 	}
 	*out = append(*out, "")
 	title := strings.TrimSpace(args + " " + rest)
@@ -525,7 +517,7 @@ func readCell(line string) *openFence {
 		}
 	default:
 		name := strings.ToLower(first)
-		if codeDirectives[name] || droppedDirectives[name] || bareDirectives[name] || name == mystExample ||
+		if codeDirectives[name] || droppedDirectives[name] || bareDirectives[name] || name == "myst-example" ||
 			len(fields) == 1 && !chunkLanguages[name] {
 			return nil
 		}

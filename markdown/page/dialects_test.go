@@ -88,7 +88,6 @@ func TestPlainDialects(t *testing.T) {
 		{"colon directive options as a YAML block", ":::{tip}\n---\nclass: dropdown\n---\nDo it.\n:::", ":::div \nDo it.\n:::"},
 		{"a toctree's YAML block goes with it", "```{toctree}\n---\nmaxdepth: 2\n---\nintro\n```\nText.", "Text."},
 		{"a rule in a code block stays", "```yaml\n---\nkey: 1\n```", "```yaml\n---\nkey: 1\n```"},
-		{"myst-example is its source", "````{myst-example}\n:::{note}\nHi.\n:::\n````", "````md\n:::{note}\nHi.\n:::\n````"},
 		{"plain", "Just text.\n\n- a list", "Just text.\n\n- a list"},
 	}
 	for _, tt := range tests {

@@ -45,7 +45,7 @@ func StripMDX(body []byte) []byte { return stripMDX(body, Vars{}) }
 // placeholders.
 func stripMDX(body []byte, vars Vars) []byte {
 	lines := strings.Split(string(body), "\n")
-	lines = substitute(hugoShortcodes(lines, vars.Params), vars.Substitutions)
+	lines = substitute(hugoShortcodes(mystBlocks(lines), vars.Params), vars)
 	lines = selectFramework(plainDialects(lines))
 	out := make([]string, 0, len(lines)+8)
 	fence, dropFence := "", false
