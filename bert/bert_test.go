@@ -151,10 +151,10 @@ func TestLoadErrors(t *testing.T) {
 		{"bad json", `{`, "", "", "config.json"},
 		{"no tokenizer", good, "", "", "tokenizer.json"},
 		{"bpe", good, `{"normalizer":{"type":"BertNormalizer"},"model":{"type":"BPE","vocab":{}}}`, "", "WordPiece"},
-		{"no weights", good, `{"normalizer":{"type":"BertNormalizer"},"model":{"type":"WordPiece","unk_token":"[UNK]","vocab":{"[UNK]":0,"[CLS]":1,"[SEP]":2}}}`, "", "model.safetensors"},
-		{"short weights", good, `{"normalizer":{"type":"BertNormalizer"},"model":{"type":"WordPiece","unk_token":"[UNK]","vocab":{"[UNK]":0,"[CLS]":1,"[SEP]":2}}}`, "abc", "too short"},
-		{"huge header", good, `{"normalizer":{"type":"BertNormalizer"},"model":{"type":"WordPiece","unk_token":"[UNK]","vocab":{"[UNK]":0,"[CLS]":1,"[SEP]":2}}}`, "\xff\xff\xff\xff\xff\xff\xff\xff{}", "header length"},
-		{"missing tensor", good, `{"normalizer":{"type":"BertNormalizer"},"model":{"type":"WordPiece","unk_token":"[UNK]","vocab":{"[UNK]":0,"[CLS]":1,"[SEP]":2}}}`, "\x02\x00\x00\x00\x00\x00\x00\x00{}", "missing"},
+		{"no weights", good, `{"normalizer":{"type":"BertNormalizer"},"model":{"type":"WordPiece","unk_token":"[UNK]","vocab":{"[UNK]":0,"[CLS]":1,"[SEP]":2,"[PAD]":3}}}`, "", "model.safetensors"},
+		{"short weights", good, `{"normalizer":{"type":"BertNormalizer"},"model":{"type":"WordPiece","unk_token":"[UNK]","vocab":{"[UNK]":0,"[CLS]":1,"[SEP]":2,"[PAD]":3}}}`, "abc", "too short"},
+		{"huge header", good, `{"normalizer":{"type":"BertNormalizer"},"model":{"type":"WordPiece","unk_token":"[UNK]","vocab":{"[UNK]":0,"[CLS]":1,"[SEP]":2,"[PAD]":3}}}`, "\xff\xff\xff\xff\xff\xff\xff\xff{}", "header length"},
+		{"missing tensor", good, `{"normalizer":{"type":"BertNormalizer"},"model":{"type":"WordPiece","unk_token":"[UNK]","vocab":{"[UNK]":0,"[CLS]":1,"[SEP]":2,"[PAD]":3}}}`, "\x02\x00\x00\x00\x00\x00\x00\x00{}", "missing"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -31,42 +31,74 @@ type linear struct {
 
 type layerNorm struct{ gain, bias []float32 }
 
-func (c config) weights(ts tensors) (weights, error) {
+// weights reads the tensors the config names from st. Every tensor is
+// looked up and its shape checked against the config first, so that a
+// config or a file that disagree with each other fail before any tensor
+// is allocated.
+func (c config) weights(st *safetensors) (weights, error) {
+	type slot struct {
+		name  string
+		shape []int
+		dst   *[]float32
+	}
+	var slots []slot
 	var w weights
-	var err error
-	get := func(name string, shape ...int) []float32 {
-		if err != nil {
-			return nil
-		}
-		var t []float32
-		t, err = ts.take(name, shape...)
-		return t
-	}
-	lin := func(prefix string, out, in int) linear {
-		return linear{w: transpose(get(prefix+".weight", out, in), out, in), b: get(prefix+".bias", out), in: in, out: out}
-	}
-	nrm := func(prefix string) layerNorm {
-		return layerNorm{gain: get(prefix+".weight", c.Hidden), bias: get(prefix+".bias", c.Hidden)}
+	add := func(name string, dst *[]float32, shape ...int) {
+		slots = append(slots, slot{name, shape, dst})
 	}
 	h := c.Hidden
-	w.word = get("embeddings.word_embeddings.weight", c.Vocab, h)
-	w.position = get("embeddings.position_embeddings.weight", c.MaxPositions, h)
-	w.tokenType = get("embeddings.token_type_embeddings.weight", c.TypeVocab, h)
-	w.embNorm = nrm("embeddings.LayerNorm")
-	for i := range c.Layers {
-		p := fmt.Sprintf("encoder.layer.%d.", i)
-		w.layers = append(w.layers, layer{
-			query:    lin(p+"attention.self.query", h, h),
-			key:      lin(p+"attention.self.key", h, h),
-			value:    lin(p+"attention.self.value", h, h),
-			attnOut:  lin(p+"attention.output.dense", h, h),
-			attnNorm: nrm(p + "attention.output.LayerNorm"),
-			up:       lin(p+"intermediate.dense", c.Intermediate, h),
-			down:     lin(p+"output.dense", h, c.Intermediate),
-			outNorm:  nrm(p + "output.LayerNorm"),
-		})
+	norm := func(prefix string, nm *layerNorm) {
+		add(prefix+".weight", &nm.gain, h)
+		add(prefix+".bias", &nm.bias, h)
 	}
-	return w, err
+	lin := func(prefix string, l *linear, out, in int) {
+		*l = linear{in: in, out: out}
+		add(prefix+".weight", &l.w, out, in)
+		add(prefix+".bias", &l.b, out)
+	}
+	add("embeddings.word_embeddings.weight", &w.word, c.Vocab, h)
+	add("embeddings.position_embeddings.weight", &w.position, c.MaxPositions, h)
+	add("embeddings.token_type_embeddings.weight", &w.tokenType, c.TypeVocab, h)
+	norm("embeddings.LayerNorm", &w.embNorm)
+	w.layers = make([]layer, c.Layers)
+	for i := range w.layers {
+		p, l := fmt.Sprintf("encoder.layer.%d.", i), &w.layers[i]
+		lin(p+"attention.self.query", &l.query, h, h)
+		lin(p+"attention.self.key", &l.key, h, h)
+		lin(p+"attention.self.value", &l.value, h, h)
+		lin(p+"attention.output.dense", &l.attnOut, h, h)
+		norm(p+"attention.output.LayerNorm", &l.attnNorm)
+		lin(p+"intermediate.dense", &l.up, c.Intermediate, h)
+		lin(p+"output.dense", &l.down, h, c.Intermediate)
+		norm(p+"output.LayerNorm", &l.outNorm)
+	}
+	infos := make([]tensorInfo, len(slots))
+	var total uint64
+	for i, s := range slots {
+		name, t, err := st.lookup(s.name, s.shape...)
+		if err != nil {
+			return weights{}, err
+		}
+		slots[i].name, infos[i] = name, t
+		total += t.Offsets[1] - t.Offsets[0]
+	}
+	if total > maxWeights {
+		return weights{}, fmt.Errorf("%w: %d bytes", errTooLarge, total)
+	}
+	for i, s := range slots {
+		data, err := st.read(s.name, infos[i])
+		if err != nil {
+			return weights{}, err
+		}
+		*s.dst = data
+	}
+	for i := range w.layers {
+		l := &w.layers[i]
+		for _, lin := range []*linear{&l.query, &l.key, &l.value, &l.attnOut, &l.up, &l.down} {
+			lin.w = transpose(lin.w, lin.out, lin.in)
+		}
+	}
+	return w, nil
 }
 
 // scratch holds one worker's buffers, reused from text to text.
