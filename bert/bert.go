@@ -141,20 +141,23 @@ func (c config) check() error {
 		return errors.New("layer, size or vocabulary counts are missing")
 	case c.Hidden <= 0 || c.Heads <= 0 || c.Hidden%c.Heads != 0:
 		return fmt.Errorf("hidden_size %d does not split into %d heads", c.Hidden, c.Heads)
-	case c.Layers > maxLayers:
-		return fmt.Errorf("num_hidden_layers %d is past the bound of %d", c.Layers, maxLayers)
-	case c.Hidden > maxHidden:
-		return fmt.Errorf("hidden_size %d is past the bound of %d", c.Hidden, maxHidden)
-	case c.Intermediate > maxIntermediate:
-		return fmt.Errorf("intermediate_size %d is past the bound of %d", c.Intermediate, maxIntermediate)
-	case c.MaxPositions > maxPositions:
-		return fmt.Errorf("max_position_embeddings %d is past the bound of %d", c.MaxPositions, maxPositions)
-	case c.Vocab > maxVocab:
-		return fmt.Errorf("vocab_size %d is past the bound of %d", c.Vocab, maxVocab)
-	case c.TypeVocab > maxTypeVocab:
-		return fmt.Errorf("type_vocab_size %d is past the bound of %d", c.TypeVocab, maxTypeVocab)
 	case !(c.Eps > 0 && c.Eps < 1):
 		return errors.New("layer_norm_eps is missing or not a small positive number")
+	}
+	for _, b := range []struct {
+		name       string
+		size, most int
+	}{
+		{"num_hidden_layers", c.Layers, maxLayers},
+		{"hidden_size", c.Hidden, maxHidden},
+		{"intermediate_size", c.Intermediate, maxIntermediate},
+		{"max_position_embeddings", c.MaxPositions, maxPositions},
+		{"vocab_size", c.Vocab, maxVocab},
+		{"type_vocab_size", c.TypeVocab, maxTypeVocab},
+	} {
+		if b.size > b.most {
+			return fmt.Errorf("%s %d is past the bound of %d", b.name, b.size, b.most)
+		}
 	}
 	return nil
 }

@@ -143,7 +143,9 @@ func writeModel(t testing.TB, dir string, cfg, tok map[string]any, weights []byt
 	}
 }
 
-func TestTinyModelEmbeds(t *testing.T) {
+// loadTiny writes and loads the tiny model.
+func loadTiny(t *testing.T) *Model {
+	t.Helper()
 	dir := t.TempDir()
 	cfg := tinyConfig()
 	writeModel(t, dir, cfg, tinyTokenizer(), encodeSafetensors(tinyTensors(cfg)))
@@ -151,6 +153,11 @@ func TestTinyModelEmbeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m
+}
+
+func TestTinyModelEmbeds(t *testing.T) {
+	m := loadTiny(t)
 	texts := []string{"The cat sat.", "the dogs", "zebra", strings.Repeat("cat ", 40)}
 	vs, err := m.Embed(t.Context(), texts)
 	if err != nil {
@@ -283,13 +290,7 @@ func TestHostileTokenizerOfTheRealModel(t *testing.T) {
 // behind Load's back: the encoder's panic must be the call's error, not
 // the end of the process.
 func TestEmbedTurnsAPanicIntoAnError(t *testing.T) {
-	dir := t.TempDir()
-	cfg := tinyConfig()
-	writeModel(t, dir, cfg, tinyTokenizer(), encodeSafetensors(tinyTensors(cfg)))
-	m, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := loadTiny(t)
 	m.tok.vocab["zebra"] = 40000
 	texts := []string{"the cat", "zebra", "the dog", "cat sat"}
 	for range 3 {
