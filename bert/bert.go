@@ -296,7 +296,12 @@ func (m *Model) Embed(ctx context.Context, texts []string) (vecs [][]float32, er
 					})
 				}
 			}()
-			var s scratch
+			// A lone batch has the cores to itself: its products are
+			// split over them.
+			s := scratch{workers: 1}
+			if len(batches) == 1 {
+				s.workers = runtime.GOMAXPROCS(0)
+			}
 			for b := range next {
 				copy(out[b[0]:b[1]], m.encode(&s, seqs[b[0]:b[1]]))
 			}

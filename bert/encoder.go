@@ -8,8 +8,8 @@ import (
 )
 
 // weights are the encoder's tensors. PyTorch keeps a linear map as
-// [out][in]; it is transposed once at load to [in][out], the layout the
-// matrix product wants.
+// [out][in]; it is packed once at load into the panels the matrix
+// product reads (the same floats, laid out anew).
 type weights struct {
 	word, position, tokenType []float32
 	embNorm                   layerNorm
@@ -24,7 +24,8 @@ type layer struct {
 }
 
 type linear struct {
-	w       []float32 // [in][out]
+	w       packed    // in×out
+	raw     []float32 // [out][in] as read, until packed
 	b       []float32
 	in, out int
 }
@@ -53,7 +54,7 @@ func (c config) weights(st *safetensors) (weights, error) {
 	}
 	lin := func(prefix string, l *linear, out, in int) {
 		*l = linear{in: in, out: out}
-		add(prefix+".weight", &l.w, out, in)
+		add(prefix+".weight", &l.raw, out, in)
 		add(prefix+".bias", &l.b, out)
 	}
 	add("embeddings.word_embeddings.weight", &w.word, c.Vocab, h)
@@ -95,16 +96,19 @@ func (c config) weights(st *safetensors) (weights, error) {
 	for i := range w.layers {
 		l := &w.layers[i]
 		for _, lin := range []*linear{&l.query, &l.key, &l.value, &l.attnOut, &l.up, &l.down} {
-			lin.w = transpose(lin.w, lin.out, lin.in)
+			lin.w = pack(nil, lin.raw, lin.in, lin.out, 1, lin.in)
+			lin.raw = nil
 		}
 	}
 	return w, nil
 }
 
-// scratch holds one worker's buffers, reused from text to text.
+// scratch holds one worker's buffers, reused from text to text, and how
+// many goroutines its matrix products may use.
 type scratch struct {
 	x, q, k, v, ctx, tmp, up []float32
-	hq, hkT, hv, scores, mix []float32
+	kT, vp, scores, pad      []float32
+	workers                  int
 }
 
 func grow(buf []float32, n int) []float32 {
@@ -145,10 +149,10 @@ func (m *Model) encode(s *scratch, seqs [][]int32) [][]float32 {
 	for _, l := range w.layers {
 		m.attend(s, l, seqs, rows)
 		s.up = grow(s.up, rows*c.Intermediate)
-		l.up.apply(s.up, s.x, rows)
+		l.up.apply(s, s.up, s.x, rows)
 		gelu(s.up)
 		s.tmp = grow(s.tmp, rows*h)
-		l.down.apply(s.tmp, s.up, rows)
+		l.down.apply(s, s.tmp, s.up, rows)
 		vek32.Add_Inplace(s.x, s.tmp)
 		l.outNorm.apply(s.x, h, c.Eps)
 	}
@@ -186,9 +190,9 @@ func (m *Model) attend(s *scratch, l layer, seqs [][]int32, rows int) {
 	h, heads := m.cfg.Hidden, m.cfg.Heads
 	d := h / heads
 	s.q, s.k, s.v = grow(s.q, rows*h), grow(s.k, rows*h), grow(s.v, rows*h)
-	l.query.apply(s.q, s.x, rows)
-	l.key.apply(s.k, s.x, rows)
-	l.value.apply(s.v, s.x, rows)
+	l.query.apply(s, s.q, s.x, rows)
+	l.key.apply(s, s.k, s.x, rows)
+	l.value.apply(s, s.v, s.x, rows)
 	s.ctx = grow(s.ctx, rows*h)
 	scale := float32(1 / math.Sqrt(float64(d)))
 	first := 0
@@ -197,29 +201,22 @@ func (m *Model) attend(s *scratch, l layer, seqs [][]int32, rows int) {
 		q, k, v := s.q[first*h:(first+n)*h], s.k[first*h:(first+n)*h], s.v[first*h:(first+n)*h]
 		ctx := s.ctx[first*h : (first+n)*h]
 		first += n
-		s.hq, s.hkT, s.hv = grow(s.hq, n*d), grow(s.hkT, d*n), grow(s.hv, n*d)
-		s.scores, s.mix = grow(s.scores, n*n), grow(s.mix, n*d)
+		s.scores = grow(s.scores, n*n)
 		for hd := range heads {
 			off := hd * d
-			for t := range n {
-				copy(s.hq[t*d:(t+1)*d], q[t*h+off:t*h+off+d])
-				copy(s.hv[t*d:(t+1)*d], v[t*h+off:t*h+off+d])
-				for e := range d {
-					s.hkT[e*n+t] = k[t*h+off+e]
-				}
-			}
-			vek32.MatMul_Into(s.scores, s.hq, s.hkT, d)
+			kT := pack(s.kT, k[off:], d, n, 1, h)
+			s.kT = kT.data
+			mul(s.scores, n, q[off:], h, n, kT, 1, &s.pad)
 			for i := range n {
 				softmax(s.scores[i*n:(i+1)*n], scale)
 			}
-			vek32.MatMul_Into(s.mix, s.scores, s.hv, n)
-			for t := range n {
-				copy(ctx[t*h+off:t*h+off+d], s.mix[t*d:(t+1)*d])
-			}
+			vp := pack(s.vp, v[off:], n, d, h, 1)
+			s.vp = vp.data
+			mul(ctx[off:], h, s.scores, n, n, vp, 1, &s.pad)
 		}
 	}
 	s.tmp = grow(s.tmp, rows*h)
-	l.attnOut.apply(s.tmp, s.ctx, rows)
+	l.attnOut.apply(s, s.tmp, s.ctx, rows)
 	vek32.Add_Inplace(s.x, s.tmp)
 	l.attnNorm.apply(s.x, h, m.cfg.Eps)
 }
@@ -237,25 +234,11 @@ func softmax(row []float32, scale float32) {
 }
 
 // apply writes x·W + b for n rows of x into dst.
-func (l linear) apply(dst, x []float32, n int) {
-	vek32.MatMul_Into(dst, x[:n*l.in], l.w, l.in)
+func (l linear) apply(s *scratch, dst, x []float32, n int) {
+	mul(dst, l.out, x, l.in, n, l.w, s.workers, &s.pad)
 	for i := range n {
 		vek32.Add_Inplace(dst[i*l.out:(i+1)*l.out], l.b)
 	}
-}
-
-// transpose turns a rows×cols matrix into cols×rows.
-func transpose(m []float32, rows, cols int) []float32 {
-	if m == nil {
-		return nil
-	}
-	t := make([]float32, len(m))
-	for r := range rows {
-		for c := range cols {
-			t[c*rows+r] = m[r*cols+c]
-		}
-	}
-	return t
 }
 
 // apply normalizes each row of x to zero mean and unit variance, then
