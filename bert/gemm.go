@@ -15,6 +15,7 @@ import (
 // vector does not depend on its batch.
 const (
 	tileRows  = 6
+	wideRows  = 12
 	panelCols = 16
 )
 
@@ -88,28 +89,57 @@ func mul(c []float32, ldc int, a []float32, lda, m int, b packed, workers int, p
 	wg.Wait()
 }
 
-// mulPanels runs the tiles of panels [from, to). A last partial tile of
-// rows is run over the last tileRows rows, computing some again with the
-// same results; a partial panel's tiles go through a full-size tile.
+// mulPanels runs the tiles of panels [from, to): two panels at a time
+// in tiles of wideRows rows where the CPU has AVX-512, and the rest in
+// tiles of tileRows.
 func mulPanels(c []float32, ldc int, a []float32, lda, m int, b packed, from, to int) {
-	var tmp [tileRows * panelCols]float32
-	rows := max(m, tileRows)
 	for p := from; p < to; p++ {
-		panel := b.data[p*panelCols*b.rows : (p+1)*panelCols*b.rows]
 		col := p * panelCols
-		width := min(panelCols, b.cols-col)
-		for r := 0; r < rows; r += tileRows {
-			r = min(r, rows-tileRows)
-			if width == panelCols && m >= tileRows {
-				tile(a[r*lda:], lda, panel, b.rows, c[r*ldc+col:], ldc)
-				continue
-			}
-			tile(a[r*lda:], lda, panel, b.rows, tmp[:], panelCols)
-			for i := range min(tileRows, m-r) {
-				copy(c[(r+i)*ldc+col:(r+i)*ldc+col+width], tmp[i*panelCols:i*panelCols+width])
-			}
+		if !haveAVX512 || m < wideRows || p+1 >= to || b.cols < col+2*panelCols {
+			narrow(c, ldc, a, lda, m, b, p, 0)
+			continue
+		}
+		pair := b.data[p*panelCols*b.rows : (p+2)*panelCols*b.rows]
+		r := 0
+		for ; r+wideRows <= m; r += wideRows {
+			wide(a[r*lda:], lda, pair, b.rows, c[r*ldc+col:], ldc)
+		}
+		narrow(c, ldc, a, lda, m, b, p, r)
+		narrow(c, ldc, a, lda, m, b, p+1, r)
+		p++
+	}
+}
+
+// narrow runs panel p's tiles of tileRows over rows [from, m). A last
+// partial tile is run over the last tileRows rows, computing some again
+// with the same results; a partial panel's tiles go through a full-size
+// tile.
+func narrow(c []float32, ldc int, a []float32, lda, m int, b packed, p, from int) {
+	var tmp [tileRows * panelCols]float32
+	panel := b.data[p*panelCols*b.rows : (p+1)*panelCols*b.rows]
+	col := p * panelCols
+	width := min(panelCols, b.cols-col)
+	rows := max(m, tileRows)
+	for r := from; r < rows; r += tileRows {
+		r = min(r, rows-tileRows)
+		if width == panelCols && m >= tileRows {
+			tile(a[r*lda:], lda, panel, b.rows, c[r*ldc+col:], ldc)
+			continue
+		}
+		tile(a[r*lda:], lda, panel, b.rows, tmp[:], panelCols)
+		for i := range min(tileRows, m-r) {
+			copy(c[(r+i)*ldc+col:(r+i)*ldc+col+width], tmp[i*panelCols:i*panelCols+width])
 		}
 	}
+}
+
+// wide computes wideRows rows of two full panels with tile12x32; the
+// slices' bounds are checked here, as tile does.
+func wide(a []float32, lda int, pair []float32, k int, c []float32, ldc int) {
+	_ = a[(wideRows-1)*lda+k-1]
+	_ = pair[2*k*panelCols-1]
+	_ = c[(wideRows-1)*ldc+2*panelCols-1]
+	tile12x32(unsafe.SliceData(a), lda, unsafe.SliceData(pair), k, unsafe.SliceData(c), ldc)
 }
 
 // tile computes one tile, with the assembly kernel where the CPU has it.
@@ -119,7 +149,7 @@ func tile(a []float32, lda int, panel []float32, k int, c []float32, ldc int) {
 	_ = a[(tileRows-1)*lda+k-1]
 	_ = panel[k*panelCols-1]
 	_ = c[(tileRows-1)*ldc+panelCols-1]
-	if haveTile {
+	if haveAVX2 {
 		tile6x16(unsafe.SliceData(a), lda, unsafe.SliceData(panel), k, unsafe.SliceData(c), ldc)
 		return
 	}

@@ -2,9 +2,13 @@
 
 package bert
 
-// haveTile says the CPU runs the assembly tile kernel; only amd64 has one.
-const haveTile = false
+// haveAVX2 says the CPU runs the assembly kernels; only amd64 has them.
+const haveAVX2, haveAVX512 = false, false
 
 func tile6x16(a *float32, lda int, b *float32, k int, c *float32, ldc int) {
-	panic("bert: no assembly tile kernel on this architecture")
+	panic("bert: no assembly kernels on this architecture")
+}
+
+func tile12x32(a *float32, lda int, b *float32, k int, c *float32, ldc int) {
+	panic("bert: no assembly kernels on this architecture")
 }
