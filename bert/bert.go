@@ -115,7 +115,7 @@ func load(dir string) (*Model, error) {
 	if sb.MaxSeqLength > 0 && sb.MaxSeqLength < maxLen {
 		maxLen = sb.MaxSeqLength
 	}
-	return &Model{cfg: cfg, tok: tok, w: w, maxLen: maxLen, id: id, name: filepath.Base(filepath.Clean(dir))}, nil
+	return &Model{cfg: cfg, tok: tok, w: w, maxLen: maxLen, id: arithmetic + "-" + id, name: filepath.Base(filepath.Clean(dir))}, nil
 }
 
 // Bounds on a config's sizes, far above any BERT-family sentence model
@@ -233,8 +233,15 @@ func fileDigest(path string) (string, error) {
 // the widest layer is 1.5 MiB).
 const batchRows = 256
 
-// ID names the model's weights (their SHA-256) and, when Capped, the
-// cap: vectors cached under it are this model's.
+// arithmetic names the encoder's arithmetic in every ID, so that vectors
+// kept on disk by an encoder that rounds differently are not mixed with
+// this one's. e2: GELU and softmax's exponential in float32 (e1, unnamed:
+// both through float64's math.Erf and math.Exp; cosine with e2 ≥
+// 0.99999994).
+const arithmetic = "e2"
+
+// ID names the encoder's arithmetic, the model's weights (their SHA-256)
+// and, when Capped, the cap: vectors cached under it are this model's.
 func (m *Model) ID() string { return m.id }
 
 // Capped returns the model cutting texts at n tokens: an embedding costs

@@ -224,10 +224,9 @@ func (m *Model) attend(s *scratch, l layer, seqs [][]int32, rows int) {
 // softmax turns a row of raw scores, scaled, into weights summing to 1.
 func softmax(row []float32, scale float32) {
 	top := vek32.Max(row)
+	expShifted(row, top, scale)
 	var total float32
-	for j, v := range row {
-		e := float32(math.Exp(float64((v - top) * scale)))
-		row[j] = e
+	for _, e := range row {
 		total += e
 	}
 	vek32.MulNumber_Inplace(row, 1/total)
@@ -259,12 +258,5 @@ func (nm layerNorm) apply(x []float32, h int, eps float64) {
 		for j, v := range row {
 			row[j] = float32((float64(v)-mean)*inv)*nm.gain[j] + nm.bias[j]
 		}
-	}
-}
-
-// gelu is the exact (erf) GELU that BERT's "gelu" names.
-func gelu(x []float32) {
-	for i, v := range x {
-		x[i] = float32(0.5 * float64(v) * (1 + math.Erf(float64(v)/math.Sqrt2)))
 	}
 }

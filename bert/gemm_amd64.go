@@ -13,3 +13,9 @@ func tile6x16(a *float32, lda int, b *float32, k int, c *float32, ldc int)
 
 //go:noescape
 func tile12x32(a *float32, lda int, b *float32, k int, c *float32, ldc int)
+
+//go:noescape
+func geluAVX2(x []float32)
+
+//go:noescape
+func expShiftedAVX2(x []float32, top, scale float32)

@@ -302,3 +302,17 @@ func TestEmbedTurnsAPanicIntoAnError(t *testing.T) {
 		t.Fatalf("Embed after a panic: %v", err)
 	}
 }
+
+// TestIDNamesTheArithmetic: the vectors files are named by the first 16
+// characters of the ID, so a change of arithmetic must show there, capped
+// or not.
+func TestIDNamesTheArithmetic(t *testing.T) {
+	m := loadTiny(t)
+	sha := strings.TrimPrefix(m.ID(), arithmetic+"-")
+	if sha == m.ID() || len(sha) != 64 {
+		t.Fatalf("ID %q: want %s- and the weights' SHA-256", m.ID(), arithmetic)
+	}
+	if got, old := m.Capped(8).ID()[:16], ("cap8-" + sha)[:16]; got == old {
+		t.Errorf("capped ID %q starts as the previous arithmetic's did", m.Capped(8).ID())
+	}
+}
