@@ -78,15 +78,27 @@ func mul(c []float32, ldc int, a []float32, lda, m int, b packed, workers int, p
 		mulPanels(c, ldc, a, lda, m, b, 0, panels)
 		return
 	}
+	// A panic (a bug) in a helper goroutine is raised again here, in the
+	// caller's, whose recover turns it into Embed's error.
 	var wg sync.WaitGroup
+	var once sync.Once
+	var failure any
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					once.Do(func() { failure = r })
+				}
+			}()
 			mulPanels(c, ldc, a, lda, m, b, w*panels/workers, (w+1)*panels/workers)
 		}()
 	}
 	wg.Wait()
+	if failure != nil {
+		panic(failure)
+	}
 }
 
 // mulPanels runs the tiles of panels [from, to): two panels at a time

@@ -70,3 +70,19 @@ func randomFloats(rng *rand.Rand, n int) []float32 {
 	}
 	return out
 }
+
+// TestMulRaisesAHelpersPanicInTheCaller gives a product split over
+// goroutines a result slice too short: the panic must reach the caller,
+// where Embed's workers recover it, not end the process.
+func TestMulRaisesAHelpersPanicInTheCaller(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const m, k, cols = 12, 8, 64
+	b := pack(nil, randomFloats(rng, k*cols), k, cols, cols, 1)
+	defer func() {
+		if recover() == nil {
+			t.Fatal("mul with a short result: no panic in the caller")
+		}
+	}()
+	var pad []float32
+	mul(make([]float32, cols), cols, randomFloats(rng, m*k), k, m, b, 2, &pad)
+}
