@@ -8,8 +8,8 @@ import (
 )
 
 // weights are the encoder's tensors. PyTorch keeps a linear map as
-// [out][in]; it is transposed once at load to [in][out], the layout the
-// matrix product wants.
+// [out][in]; it is packed once at load into the panels the matrix
+// product reads (the same floats, laid out anew).
 type weights struct {
 	word, position, tokenType []float32
 	embNorm                   layerNorm
@@ -24,55 +24,91 @@ type layer struct {
 }
 
 type linear struct {
-	w       []float32 // [in][out]
+	w       packed    // in×out
+	raw     []float32 // [out][in] as read, until packed
 	b       []float32
 	in, out int
 }
 
 type layerNorm struct{ gain, bias []float32 }
 
-func (c config) weights(ts tensors) (weights, error) {
+// weights reads the tensors the config names from st. Every tensor is
+// looked up and its shape checked against the config first, so that a
+// config or a file that disagree with each other fail before any tensor
+// is allocated.
+func (c config) weights(st *safetensors) (weights, error) {
+	type slot struct {
+		name  string
+		shape []int
+		dst   *[]float32
+	}
+	var slots []slot
 	var w weights
-	var err error
-	get := func(name string, shape ...int) []float32 {
-		if err != nil {
-			return nil
-		}
-		var t []float32
-		t, err = ts.take(name, shape...)
-		return t
-	}
-	lin := func(prefix string, out, in int) linear {
-		return linear{w: transpose(get(prefix+".weight", out, in), out, in), b: get(prefix+".bias", out), in: in, out: out}
-	}
-	nrm := func(prefix string) layerNorm {
-		return layerNorm{gain: get(prefix+".weight", c.Hidden), bias: get(prefix+".bias", c.Hidden)}
+	add := func(name string, dst *[]float32, shape ...int) {
+		slots = append(slots, slot{name, shape, dst})
 	}
 	h := c.Hidden
-	w.word = get("embeddings.word_embeddings.weight", c.Vocab, h)
-	w.position = get("embeddings.position_embeddings.weight", c.MaxPositions, h)
-	w.tokenType = get("embeddings.token_type_embeddings.weight", c.TypeVocab, h)
-	w.embNorm = nrm("embeddings.LayerNorm")
-	for i := range c.Layers {
-		p := fmt.Sprintf("encoder.layer.%d.", i)
-		w.layers = append(w.layers, layer{
-			query:    lin(p+"attention.self.query", h, h),
-			key:      lin(p+"attention.self.key", h, h),
-			value:    lin(p+"attention.self.value", h, h),
-			attnOut:  lin(p+"attention.output.dense", h, h),
-			attnNorm: nrm(p + "attention.output.LayerNorm"),
-			up:       lin(p+"intermediate.dense", c.Intermediate, h),
-			down:     lin(p+"output.dense", h, c.Intermediate),
-			outNorm:  nrm(p + "output.LayerNorm"),
-		})
+	norm := func(prefix string, nm *layerNorm) {
+		add(prefix+".weight", &nm.gain, h)
+		add(prefix+".bias", &nm.bias, h)
 	}
-	return w, err
+	lin := func(prefix string, l *linear, out, in int) {
+		*l = linear{in: in, out: out}
+		add(prefix+".weight", &l.raw, out, in)
+		add(prefix+".bias", &l.b, out)
+	}
+	add("embeddings.word_embeddings.weight", &w.word, c.Vocab, h)
+	add("embeddings.position_embeddings.weight", &w.position, c.MaxPositions, h)
+	add("embeddings.token_type_embeddings.weight", &w.tokenType, c.TypeVocab, h)
+	norm("embeddings.LayerNorm", &w.embNorm)
+	w.layers = make([]layer, c.Layers)
+	for i := range w.layers {
+		p, l := fmt.Sprintf("encoder.layer.%d.", i), &w.layers[i]
+		lin(p+"attention.self.query", &l.query, h, h)
+		lin(p+"attention.self.key", &l.key, h, h)
+		lin(p+"attention.self.value", &l.value, h, h)
+		lin(p+"attention.output.dense", &l.attnOut, h, h)
+		norm(p+"attention.output.LayerNorm", &l.attnNorm)
+		lin(p+"intermediate.dense", &l.up, c.Intermediate, h)
+		lin(p+"output.dense", &l.down, h, c.Intermediate)
+		norm(p+"output.LayerNorm", &l.outNorm)
+	}
+	infos := make([]tensorInfo, len(slots))
+	var total uint64
+	for i, s := range slots {
+		name, t, err := st.lookup(s.name, s.shape...)
+		if err != nil {
+			return weights{}, err
+		}
+		slots[i].name, infos[i] = name, t
+		total += t.Offsets[1] - t.Offsets[0]
+	}
+	if total > maxWeights {
+		return weights{}, fmt.Errorf("%w: %d bytes", errTooLarge, total)
+	}
+	for i, s := range slots {
+		data, err := st.read(s.name, infos[i])
+		if err != nil {
+			return weights{}, err
+		}
+		*s.dst = data
+	}
+	for i := range w.layers {
+		l := &w.layers[i]
+		for _, lin := range []*linear{&l.query, &l.key, &l.value, &l.attnOut, &l.up, &l.down} {
+			lin.w = pack(nil, lin.raw, lin.in, lin.out, 1, lin.in)
+			lin.raw = nil
+		}
+	}
+	return w, nil
 }
 
-// scratch holds one worker's buffers, reused from text to text.
+// scratch holds one worker's buffers, reused from text to text, and how
+// many goroutines its matrix products may use.
 type scratch struct {
 	x, q, k, v, ctx, tmp, up []float32
-	hq, hkT, hv, scores, mix []float32
+	kT, vp, scores, pad      []float32
+	workers                  int
 }
 
 func grow(buf []float32, n int) []float32 {
@@ -113,10 +149,10 @@ func (m *Model) encode(s *scratch, seqs [][]int32) [][]float32 {
 	for _, l := range w.layers {
 		m.attend(s, l, seqs, rows)
 		s.up = grow(s.up, rows*c.Intermediate)
-		l.up.apply(s.up, s.x, rows)
+		l.up.apply(s, s.up, s.x, rows)
 		gelu(s.up)
 		s.tmp = grow(s.tmp, rows*h)
-		l.down.apply(s.tmp, s.up, rows)
+		l.down.apply(s, s.tmp, s.up, rows)
 		vek32.Add_Inplace(s.x, s.tmp)
 		l.outNorm.apply(s.x, h, c.Eps)
 	}
@@ -154,9 +190,9 @@ func (m *Model) attend(s *scratch, l layer, seqs [][]int32, rows int) {
 	h, heads := m.cfg.Hidden, m.cfg.Heads
 	d := h / heads
 	s.q, s.k, s.v = grow(s.q, rows*h), grow(s.k, rows*h), grow(s.v, rows*h)
-	l.query.apply(s.q, s.x, rows)
-	l.key.apply(s.k, s.x, rows)
-	l.value.apply(s.v, s.x, rows)
+	l.query.apply(s, s.q, s.x, rows)
+	l.key.apply(s, s.k, s.x, rows)
+	l.value.apply(s, s.v, s.x, rows)
 	s.ctx = grow(s.ctx, rows*h)
 	scale := float32(1 / math.Sqrt(float64(d)))
 	first := 0
@@ -165,29 +201,22 @@ func (m *Model) attend(s *scratch, l layer, seqs [][]int32, rows int) {
 		q, k, v := s.q[first*h:(first+n)*h], s.k[first*h:(first+n)*h], s.v[first*h:(first+n)*h]
 		ctx := s.ctx[first*h : (first+n)*h]
 		first += n
-		s.hq, s.hkT, s.hv = grow(s.hq, n*d), grow(s.hkT, d*n), grow(s.hv, n*d)
-		s.scores, s.mix = grow(s.scores, n*n), grow(s.mix, n*d)
+		s.scores = grow(s.scores, n*n)
 		for hd := range heads {
 			off := hd * d
-			for t := range n {
-				copy(s.hq[t*d:(t+1)*d], q[t*h+off:t*h+off+d])
-				copy(s.hv[t*d:(t+1)*d], v[t*h+off:t*h+off+d])
-				for e := range d {
-					s.hkT[e*n+t] = k[t*h+off+e]
-				}
-			}
-			vek32.MatMul_Into(s.scores, s.hq, s.hkT, d)
+			kT := pack(s.kT, k[off:], d, n, 1, h)
+			s.kT = kT.data
+			mul(s.scores, n, q[off:], h, n, kT, 1, &s.pad)
 			for i := range n {
 				softmax(s.scores[i*n:(i+1)*n], scale)
 			}
-			vek32.MatMul_Into(s.mix, s.scores, s.hv, n)
-			for t := range n {
-				copy(ctx[t*h+off:t*h+off+d], s.mix[t*d:(t+1)*d])
-			}
+			vp := pack(s.vp, v[off:], n, d, h, 1)
+			s.vp = vp.data
+			mul(ctx[off:], h, s.scores, n, n, vp, 1, &s.pad)
 		}
 	}
 	s.tmp = grow(s.tmp, rows*h)
-	l.attnOut.apply(s.tmp, s.ctx, rows)
+	l.attnOut.apply(s, s.tmp, s.ctx, rows)
 	vek32.Add_Inplace(s.x, s.tmp)
 	l.attnNorm.apply(s.x, h, m.cfg.Eps)
 }
@@ -195,35 +224,20 @@ func (m *Model) attend(s *scratch, l layer, seqs [][]int32, rows int) {
 // softmax turns a row of raw scores, scaled, into weights summing to 1.
 func softmax(row []float32, scale float32) {
 	top := vek32.Max(row)
+	expShifted(row, top, scale)
 	var total float32
-	for j, v := range row {
-		e := float32(math.Exp(float64((v - top) * scale)))
-		row[j] = e
+	for _, e := range row {
 		total += e
 	}
 	vek32.MulNumber_Inplace(row, 1/total)
 }
 
 // apply writes x·W + b for n rows of x into dst.
-func (l linear) apply(dst, x []float32, n int) {
-	vek32.MatMul_Into(dst, x[:n*l.in], l.w, l.in)
+func (l linear) apply(s *scratch, dst, x []float32, n int) {
+	mul(dst, l.out, x, l.in, n, l.w, s.workers, &s.pad)
 	for i := range n {
 		vek32.Add_Inplace(dst[i*l.out:(i+1)*l.out], l.b)
 	}
-}
-
-// transpose turns a rows×cols matrix into cols×rows.
-func transpose(m []float32, rows, cols int) []float32 {
-	if m == nil {
-		return nil
-	}
-	t := make([]float32, len(m))
-	for r := range rows {
-		for c := range cols {
-			t[c*rows+r] = m[r*cols+c]
-		}
-	}
-	return t
 }
 
 // apply normalizes each row of x to zero mean and unit variance, then
@@ -244,12 +258,5 @@ func (nm layerNorm) apply(x []float32, h int, eps float64) {
 		for j, v := range row {
 			row[j] = float32((float64(v)-mean)*inv)*nm.gain[j] + nm.bias[j]
 		}
-	}
-}
-
-// gelu is the exact (erf) GELU that BERT's "gelu" names.
-func gelu(x []float32) {
-	for i, v := range x {
-		x[i] = float32(0.5 * float64(v) * (1 + math.Erf(float64(v)/math.Sqrt2)))
 	}
 }

@@ -3,7 +3,6 @@ package bert
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"unicode"
 
@@ -37,10 +36,23 @@ type tokenizerFile struct {
 		MaxChars int              `json:"max_input_chars_per_word"`
 		Vocab    map[string]int32 `json:"vocab"`
 	} `json:"model"`
+	Padding *struct {
+		Token string `json:"pad_token"`
+	} `json:"padding"`
+	Added []struct {
+		ID      int64  `json:"id"`
+		Content string `json:"content"`
+	} `json:"added_tokens"`
 }
 
-func readTokenizer(path string) (*tokenizer, error) {
-	raw, err := os.ReadFile(path)
+// maxTokenizerFile bounds tokenizer.json: BERT's is half a megabyte, a
+// multilingual vocabulary of 250,000 words about 17 MB.
+const maxTokenizerFile = 64 << 20
+
+// readTokenizer reads tokenizer.json for a model whose embedding table
+// has vocab rows: every id it can give must be a row of that table.
+func readTokenizer(path string, vocab int) (*tokenizer, error) {
+	raw, err := readSmall(path, maxTokenizerFile)
 	if err != nil {
 		return nil, err
 	}
@@ -66,13 +78,28 @@ func readTokenizer(path string) (*tokenizer, error) {
 	if t.maxChars <= 0 {
 		t.maxChars = 100
 	}
+	for word, id := range t.vocab {
+		if id < 0 || int(id) >= vocab {
+			return nil, fmt.Errorf("%s: %q has id %d, outside the model's vocabulary of %d", path, word, id, vocab)
+		}
+	}
+	for _, a := range f.Added {
+		if a.ID < 0 || a.ID >= int64(vocab) {
+			return nil, fmt.Errorf("%s: added token %q has id %d, outside the model's vocabulary of %d", path, a.Content, a.ID, vocab)
+		}
+	}
+	pad := "[PAD]"
+	if f.Padding != nil && f.Padding.Token != "" {
+		pad = f.Padding.Token
+	}
+	var padID int32
 	for _, sp := range []struct {
 		name string
 		id   *int32
-	}{{f.Model.Unk, &t.unk}, {"[CLS]", &t.cls}, {"[SEP]", &t.sep}} {
+	}{{f.Model.Unk, &t.unk}, {"[CLS]", &t.cls}, {"[SEP]", &t.sep}, {pad, &padID}} {
 		id, ok := t.vocab[sp.name]
 		if !ok {
-			return nil, fmt.Errorf("%s: the vocabulary has no %q", path, sp.name)
+			return nil, fmt.Errorf("%s: the vocabulary has no special token %q", path, sp.name)
 		}
 		*sp.id = id
 	}
