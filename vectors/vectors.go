@@ -252,6 +252,14 @@ func (c *Cache) Query(ctx context.Context, text string) ([]float32, error) {
 	return vs[0], nil
 }
 
+// ForgetQueries drops the questions' vectors kept in memory, so that a
+// benchmark of questions asked again measures them as never seen.
+func (c *Cache) ForgetQueries() {
+	c.mu.Lock()
+	c.queries = newLRU(QueryCacheSize)
+	c.mu.Unlock()
+}
+
 // append writes the records whole, in one write to a file opened for
 // appending, under the file's lock: records of two Caches of one file
 // never interleave.
