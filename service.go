@@ -13,10 +13,15 @@ type Retriever interface {
 	Retrieve(ctx context.Context, question string, k int) ([]ScoredChunk, error)
 }
 
-// Embedder turns texts into vectors of a fixed dimension.
+// Embedder turns texts into vectors of a fixed dimension: an embeddings
+// API (package openai) or the sentence model read in Go (package bert).
+// The dense retriever and the answerer's meaning features share it.
 type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 	Dimension() int
+	// ID names the model and every setting that changes its vectors:
+	// vectors kept under one ID are that embedder's (package vectors).
+	ID() string
 }
 
 // VectorStore keeps chunk vectors and finds the nearest ones.

@@ -24,6 +24,13 @@ var tokenized func(text string)
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
+// isDash reports the dashes and hyphens of Unicode's dash punctuation
+// (hyphen, non-breaking hyphen, figure, en and em dashes, horizontal
+// bar, the minus sign and their small and full-width forms).
+func isDash(r rune) bool {
+	return r != '-' && (unicode.Is(unicode.Pd, r) || r == '\u2212')
+}
+
 // Tokenize splits text into lower-cased words. Identifiers such as
 // qos_profile_sensor_data or check_urdf yield the whole identifier and its
 // parts, so a reader who types "check urdf" still meets the command.
@@ -43,6 +50,13 @@ func tokenize(text string, spans *[][2]int) []Token {
 	}
 	var out []Token
 	runes := []rune(text)
+	// Every dash is a hyphen: a book that writes "Sense–Think–Act" with
+	// en dashes and a reader who types "sense-think-act" mean one word.
+	for k, r := range runes {
+		if isDash(r) {
+			runes[k] = '-'
+		}
+	}
 	n := len(runes)
 	for i := 0; i < n; {
 		if !isWordRune(runes[i]) {

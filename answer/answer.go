@@ -15,6 +15,8 @@ package answer
 
 import (
 	"sync"
+
+	"github.com/textbook-rag/rag"
 	"sync/atomic"
 
 	"github.com/textbook-rag/rag/analysis"
@@ -37,6 +39,10 @@ type Answerer struct {
 	// meaning, when set, gives the sentence model's vectors for the
 	// meaning features (see SetMeaning).
 	meaning Vectors
+	// sectionedPages holds the pages (by ChapterPath) that have a section
+	// heading: text before the first is their introduction, while a page
+	// without sections is all body (see sectioned).
+	sectionedPages map[string]bool
 	// bookText is the book as one run of units, for explaining a
 	// selection (see ExplainSelection); built on first use.
 	textOnce sync.Once
@@ -46,7 +52,31 @@ type Answerer struct {
 // New builds the answerer of a book from what the analysis learnt of it,
 // with the embedded model.
 func New(book *analysis.Book) *Answerer {
-	return &Answerer{book: book, units: make([]atomic.Pointer[[]*unit], len(book.Chunks())), model: DefaultModel()}
+	ans := &Answerer{book: book, units: make([]atomic.Pointer[[]*unit], len(book.Chunks())), model: DefaultModel(), sectionedPages: map[string]bool{}}
+	for _, c := range book.Chunks() {
+		if hasSection(c) {
+			ans.sectionedPages[c.ChapterPath] = true
+		}
+	}
+	return ans
+}
+
+// sectioned reports whether the chunk's page has a section heading
+// below its title, in any of the book's chunks of the page or in the
+// chunk itself.
+func (ans *Answerer) sectioned(c rag.Chunk) bool {
+	return ans.sectionedPages[c.ChapterPath] || hasSection(c)
+}
+
+// hasSection reports whether the chunk holds a heading of a section: one
+// below the page's title (level 2 or deeper) that is not the title.
+func hasSection(c rag.Chunk) bool {
+	for _, h := range c.Headings {
+		if h.Level >= 2 && h.Text != c.ChapterTitle {
+			return true
+		}
+	}
+	return false
 }
 
 // headingStemSet is analysis.StemSet of a heading, cached (up to

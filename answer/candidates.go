@@ -286,7 +286,7 @@ func (ans *Answerer) candidates(r reading, units []*unit, chunks []rag.ScoredChu
 			x[fOverview] = b2f(first.overview)
 			x[fAsks] = b2f(asks)
 			c := chunks[first.chunk]
-			x[fIntro] = b2f(first.heading.Level < 2 || first.heading.Text == c.ChapterTitle)
+			x[fIntro] = b2f((first.heading.Level < 2 || first.heading.Text == c.ChapterTitle) && ans.sectioned(c.Chunk))
 			x[fDepth] = float64(min(max(first.heading.Level-2, 0), maxHeadingDepth))
 			x[fSectionUnits] = math.Log1p(float64(sec.units))
 			x[fFirstInSection] = b2f(sec.first == i)

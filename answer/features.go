@@ -114,7 +114,7 @@ var Features = [nFeatures]Feature{
 	fSummary:          {"in_summary", "the section restates: summary, overview, key takeaways, introduction"},
 	fOverview:         {"in_module_index", "the chunk is a module's index page, which restates its chapters"},
 	fAsks:             {"asks_reader", "the window puts a question to the reader: quiz, exercise, a sentence ending in '?'"},
-	fIntro:            {"in_chapter_intro", "the window sits before the chapter's first section heading"},
+	fIntro:            {"in_chapter_intro", "the window sits before the first section heading of a page that has sections (a page without sections is all body)"},
 	fDepth:            {"heading_depth", "the heading's level below ## (0 for ##, 1 for ###, ...)"},
 	fSectionUnits:     {"log_section_units", "log(1 + units of the section in the chunk): how specific the section is"},
 	fFirstInSection:   {"first_in_section", "the window starts the section"},

@@ -1,19 +1,19 @@
 package answer
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
-	"strings"
+	"math"
 
 	"github.com/textbook-rag/rag"
 )
 
 // Vectors gives texts' unit vectors from a sentence model (package
-// vectors caches them, package bert computes them).
+// vectors caches them, package bert computes them): the book's texts,
+// embedded once and kept, and a question's, embedded when asked.
 type Vectors interface {
 	Vectors(ctx context.Context, texts []string) ([][]float32, error)
+	Query(ctx context.Context, question string) ([]float32, error)
 }
 
 // MeaningFeatures are the signals a sentence model adds: how close in
@@ -23,16 +23,16 @@ type Vectors interface {
 // few. They follow Features in the vector of a model fitted with a
 // sentence model (see Model.Meaning).
 //
-// A window costs an embedding of up to a hundred words, and this runs on
-// a CPU in pure Go, so only the meaningRead candidates that state most of
-// the question (text_share + heading_share) have their window read;
-// headings are short and known ahead, so every candidate's is compared.
+// Every text they compare a question with is the book's own and known
+// ahead: a section's heading, and each unit (sentence, item, row, code
+// block) of its window, a window's vector being the mean of its units'.
+// So the book is embedded once, at ingest (MeaningTexts), and a question
+// costs one embedding, its own.
 var MeaningFeatures = []Feature{
 	{"meaning_heading", "the cosine of the question and the candidate's page title and heading"},
 	{"meaning_heading_gap", "meaning_heading minus the best among candidates (0 for the best)"},
-	{"meaning_window", "the cosine of the question and the candidate's window, for the candidates whose window is read (else 0)"},
-	{"meaning_window_gap", "meaning_window minus the best among the windows read (0 for the best; 0 when not read)"},
-	{"meaning_unread", "1 when the candidate's window was not read (it states less of the question than meaningRead others)"},
+	{"meaning_window", "the cosine of the question and the candidate's window (the mean of its units' vectors)"},
+	{"meaning_window_gap", "meaning_window minus the best among candidates (0 for the best)"},
 }
 
 const (
@@ -40,15 +40,8 @@ const (
 	mHeadingGap
 	mWindow
 	mWindowGap
-	mUnread
 	nMeaning
 )
-
-// meaningRead is how many candidates of a question have their window
-// embedded: the right section is among the five that state most of the
-// question for most questions that have it at all, and each costs an
-// embedding.
-const meaningRead = 5
 
 // SetMeaning makes the answerer work out the meaning features with v.
 // An answerer on the embedded word-only model moves to the embedded
@@ -66,20 +59,26 @@ func (ans *Answerer) SetMeaning(v Vectors) error {
 	return nil
 }
 
-// MeaningTexts lists the texts of the book whose vectors every question
-// may ask for, to embed ahead (at ingest): each section's title and
-// heading. Windows are embedded when a question reads them.
+// MeaningTexts lists the texts of the book a question is compared with,
+// to embed ahead (at ingest): each section's title and heading, and
+// every unit.
 func (ans *Answerer) MeaningTexts() []string {
 	var out []string
 	seen := map[string]bool{}
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
 	ans.splitAll()
 	for _, c := range ans.book.Chunks() {
 		units, _ := ans.chunkUnits(c.ID)
 		for _, u := range units {
-			if h := headingText(c.ChapterTitle, u.heading.Text); !seen[h] {
-				seen[h] = true
-				out = append(out, h)
-			}
+			add(headingText(c.ChapterTitle, u.heading.Text))
+		}
+		for _, u := range units {
+			add(u.text)
 		}
 	}
 	return out
@@ -97,64 +96,77 @@ func headingText(title, heading string) string {
 // addMeaning appends the meaning features to each candidate's vector.
 // When the vectors cannot be had the features are left out, and the
 // answerer weighs words alone for this question.
-func (ans *Answerer) addMeaning(question string, units []*unit, chunks []rag.ScoredChunk, cands []candidate) {
+func (ans *Answerer) addMeaning(ctx context.Context, question string, units []*unit, chunks []rag.ScoredChunk, cands []candidate) {
 	if len(cands) == 0 {
 		return
 	}
-	order := make([]int, len(cands))
-	for i := range order {
-		order[i] = i
+	// The book's texts in one call: each candidate's heading, then the
+	// units of the windows, each text once.
+	var texts []string
+	at := map[string]int{}
+	index := func(s string) int {
+		i, ok := at[s]
+		if !ok {
+			i = len(texts)
+			at[s] = i
+			texts = append(texts, s)
+		}
+		return i
 	}
-	named := func(i int) float64 { return cands[i].x[fText] + cands[i].x[fHeading] }
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(named(b), named(a)) })
-	read := order[:min(meaningRead, len(order))]
-	texts := make([]string, 0, 1+len(cands)+len(read))
-	texts = append(texts, question)
-	for _, c := range cands {
+	heads := make([]int, len(cands))
+	for i, c := range cands {
 		u := units[c.w.from]
-		texts = append(texts, headingText(chunks[u.chunk].ChapterTitle, u.heading.Text))
+		heads[i] = index(headingText(chunks[u.chunk].ChapterTitle, u.heading.Text))
 	}
-	for _, i := range read {
-		texts = append(texts, windowText(units, cands[i].w))
+	wins := make([][]int, len(cands))
+	for i, c := range cands {
+		for k := c.w.from; k < c.w.to; k++ {
+			wins[i] = append(wins[i], index(units[k].text))
+		}
 	}
-	vs, err := ans.meaning.Vectors(context.Background(), texts)
+	q, err := ans.meaning.Query(ctx, question)
+	if err != nil {
+		return
+	}
+	vs, err := ans.meaning.Vectors(ctx, texts)
 	if err != nil || len(vs) != len(texts) {
 		return
 	}
-	q := vs[0]
 	ms := make([][]float64, len(cands))
 	bestHeading, bestWindow := -1.0, -1.0
 	for i := range cands {
 		ms[i] = make([]float64, nMeaning)
-		ms[i][mHeading] = dot32(q, vs[1+i])
-		ms[i][mUnread] = 1
+		ms[i][mHeading] = dot32(q, vs[heads[i]])
+		ms[i][mWindow] = meanCosine(q, vs, wins[i])
 		bestHeading = max(bestHeading, ms[i][mHeading])
-	}
-	for k, i := range read {
-		ms[i][mWindow] = dot32(q, vs[1+len(cands)+k])
-		ms[i][mUnread] = 0
 		bestWindow = max(bestWindow, ms[i][mWindow])
 	}
 	for i := range cands {
 		m := ms[i]
 		m[mHeadingGap] = m[mHeading] - bestHeading
-		if m[mUnread] == 0 {
-			m[mWindowGap] = m[mWindow] - bestWindow
-		}
+		m[mWindowGap] = m[mWindow] - bestWindow
 		cands[i].x = append(cands[i].x[:nFeatures:nFeatures], m...)
 	}
 }
 
-// windowText is a window's units, a line each, as the model reads it.
-func windowText(units []*unit, w window) string {
-	var b strings.Builder
-	for i := w.from; i < w.to; i++ {
-		if i > w.from {
-			b.WriteByte('\n')
+// meanCosine is the cosine of q and the mean of the vectors at idx: a
+// window's meaning as the sum of its units'.
+func meanCosine(q []float32, vs [][]float32, idx []int) float64 {
+	var dot, norm float64
+	sum := make([]float64, len(q))
+	for _, i := range idx {
+		for d, x := range vs[i] {
+			sum[d] += float64(x)
 		}
-		b.WriteString(units[i].text)
 	}
-	return b.String()
+	for d, x := range sum {
+		dot += x * float64(q[d])
+		norm += x * x
+	}
+	if norm == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(norm)
 }
 
 // dot32 is the cosine of two unit vectors.

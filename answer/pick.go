@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -125,7 +126,7 @@ func (ans *Answerer) prepare(question *analysis.Question, chunks []rag.ScoredChu
 	units := ans.unitsOf(chunks)
 	cands := withQuantities(r, units, ans.candidates(r, units, chunks))
 	if ans.meaning != nil {
-		ans.addMeaning(question.Text, units, chunks, cands)
+		ans.addMeaning(context.Background(), question.Text, units, chunks, cands)
 	}
 	return r, units, cands
 }

@@ -17,6 +17,7 @@ type bagEmbedder struct{ calls int }
 var words = []string{"topic", "service", "lidar", "imu"}
 
 func (e *bagEmbedder) Dimension() int { return len(words) }
+func (e *bagEmbedder) ID() string     { return "bag" }
 
 func (e *bagEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	e.calls++

@@ -170,7 +170,26 @@ func (m *Metrics) CountGenerator(g rag.Generator) rag.Generator {
 // CountEmbedder returns e counting each Embed call in
 // embedder_calls_total.
 func (m *Metrics) CountEmbedder(e rag.Embedder) rag.Embedder {
+	if q, ok := e.(querier); ok {
+		return countingQuerier{countingEmbedder{e: e, c: m.embedder}, q}
+	}
 	return countingEmbedder{e: e, c: m.embedder}
+}
+
+// querier is an embedder that embeds a question apart from the book's
+// texts (vectors.Cache); the count keeps that apart too.
+type querier interface {
+	Query(ctx context.Context, question string) ([]float32, error)
+}
+
+type countingQuerier struct {
+	countingEmbedder
+	q querier
+}
+
+func (e countingQuerier) Query(ctx context.Context, question string) ([]float32, error) {
+	e.c.Inc()
+	return e.q.Query(ctx, question)
 }
 
 type countingGenerator struct {
@@ -194,3 +213,5 @@ func (e countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float3
 }
 
 func (e countingEmbedder) Dimension() int { return e.e.Dimension() }
+
+func (e countingEmbedder) ID() string { return e.e.ID() }

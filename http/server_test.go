@@ -800,6 +800,7 @@ func (fakeEmb) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	return make([][]float32, len(texts)), nil
 }
 func (fakeEmb) Dimension() int { return 3 }
+func (fakeEmb) ID() string     { return "fake" }
 
 func TestMetrics(t *testing.T) {
 	env := newEnv(t, func(c *Config) { c.ChatRatePerMin = 1 })

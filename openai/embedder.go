@@ -2,7 +2,10 @@ package openai
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"strconv"
 
 	sdk "github.com/openai/openai-go"
 
@@ -20,6 +23,13 @@ func NewEmbedder(cfg Config) *Embedder {
 	e := &Embedder{}
 	e.init(cfg, "text-embedding-3-small")
 	return e
+}
+
+// ID names the API, the model and the dimension (a hash of them, so it
+// can name a file): vectors kept under it are this embedder's.
+func (e *Embedder) ID() string {
+	sum := sha256.Sum256([]byte(e.cfg.BaseURL + "\x00" + e.cfg.Model + "\x00" + strconv.Itoa(e.cfg.Dimension)))
+	return "openai-" + hex.EncodeToString(sum[:])
 }
 
 // Dimension is the configured vector size.

@@ -27,3 +27,17 @@ func Docs() fs.FS { return docs }
 
 // Site returns the sample's site: its config, and the book under docs.
 func Site() fs.FS { return files }
+
+// vectorFiles holds the sentence model's vectors of the book's texts, a
+// file per model (named by vectors.FileName of the model's ID), so that
+// the first start with the pinned model embeds nothing. scripts/sample-
+// vectors makes them.
+//
+//go:embed vectors
+var vectorFiles embed.FS
+
+// Vectors returns the shipped vector file of this name.
+func Vectors(name string) ([]byte, bool) {
+	data, err := vectorFiles.ReadFile("vectors/" + name)
+	return data, err == nil
+}

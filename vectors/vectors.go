@@ -18,14 +18,12 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/textbook-rag/rag"
 )
 
-// Model turns texts into vectors; ID names its weights.
-type Model interface {
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-	Dimension() int
-	ID() string
-}
+// Model is the embedder whose vectors a Cache keeps.
+type Model = rag.Embedder
 
 // magic opens every vector file; the format is magic, the dimension
 // (uint32, little-endian), then records of a text's SHA-256, its vector
@@ -53,6 +51,10 @@ type Cache struct {
 	path  string
 	mu    sync.Mutex
 	vecs  map[[32]byte][]float32
+	// queries keeps the vectors of recent questions in memory only (see
+	// Query): a question is not the book's, and the file would grow with
+	// every one asked.
+	queries *lru
 	// Embedded counts the texts the model had to embed, for reports.
 	embedded int
 }
@@ -61,11 +63,7 @@ type Cache struct {
 // record cut short by a crash is dropped, and the file cut back to the
 // records before it.
 func Open(dir string, model Model) (*Cache, error) {
-	id := model.ID()
-	if len(id) > 16 {
-		id = id[:16]
-	}
-	c := &Cache{model: model, path: filepath.Join(dir, id+".vec"), vecs: map[[32]byte][]float32{}}
+	c := &Cache{model: model, path: filepath.Join(dir, FileName(model.ID())), vecs: map[[32]byte][]float32{}, queries: newLRU(QueryCacheSize)}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("vectors: %w", err)
 	}
@@ -73,6 +71,14 @@ func Open(dir string, model Model) (*Cache, error) {
 		return nil, fmt.Errorf("vectors %s: %w", c.path, err)
 	}
 	return c, nil
+}
+
+// FileName is the name of the vector file of the model with this ID.
+func FileName(id string) string {
+	if len(id) > 16 {
+		id = id[:16]
+	}
+	return id + ".vec"
 }
 
 // Path is the cache's file.
@@ -197,6 +203,61 @@ func (c *Cache) Vectors(ctx context.Context, texts []string) ([][]float32, error
 		return nil, fmt.Errorf("vectors %s: %w", c.path, err)
 	}
 	return out, nil
+}
+
+// Embed is Vectors: a Cache is the embedder it keeps, for whoever embeds
+// the book (the dense retriever's index), its vectors kept.
+func (c *Cache) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	return c.Vectors(ctx, texts)
+}
+
+// Dimension is the model's.
+func (c *Cache) Dimension() int { return c.model.Dimension() }
+
+// ID is the model's.
+func (c *Cache) ID() string { return c.model.ID() }
+
+var _ rag.Embedder = (*Cache)(nil)
+
+// QueryCacheSize is how many questions' vectors a Cache keeps in memory:
+// a student who asks again, or a page of widgets asking the same
+// question, costs no embedding; each vector is 1.5 kB.
+const QueryCacheSize = 4096
+
+// Query returns the vector of a question: the book's vector of the same
+// text when the cache has one, else one kept in memory among the
+// QueryCacheSize most recent, else embedded now. A question's vector is
+// never written to the file.
+func (c *Cache) Query(ctx context.Context, text string) ([]float32, error) {
+	key := sha256.Sum256([]byte(text))
+	c.mu.Lock()
+	v, ok := c.vecs[key]
+	if !ok {
+		v, ok = c.queries.get(key)
+	}
+	c.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	vs, err := c.model.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) != 1 {
+		return nil, fmt.Errorf("vectors: the model returned %d vectors for one text", len(vs))
+	}
+	c.mu.Lock()
+	c.queries.put(key, vs[0])
+	c.mu.Unlock()
+	return vs[0], nil
+}
+
+// ForgetQueries drops the questions' vectors kept in memory, so that a
+// benchmark of questions asked again measures them as never seen.
+func (c *Cache) ForgetQueries() {
+	c.mu.Lock()
+	c.queries = newLRU(QueryCacheSize)
+	c.mu.Unlock()
 }
 
 // append writes the records whole, in one write to a file opened for

@@ -22,13 +22,26 @@ func (m *Main) openRetriever(ctx context.Context) (rag.Retriever, error) {
 	switch cfg.Embedder {
 	case "":
 		if cfg.QdrantURL != "" {
-			return nil, usageError{"QDRANT_URL needs an embedder: set --embedder openai"}
+			return nil, usageError{"QDRANT_URL needs an embedder: set --embedder local or openai"}
 		}
 		return m.Lexical, nil
+	case "local":
+		emb, err := m.localEmbedder(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return m.openDense(ctx, emb, emb.ID())
 	case "openai":
-		return m.openDense(ctx)
+		emb := openai.NewEmbedder(openai.Config{
+			BaseURL:   cfg.OpenAIBaseURL,
+			APIKey:    cfg.OpenAIAPIKey,
+			Model:     cfg.EmbeddingModel,
+			Dimension: cfg.EmbeddingDim,
+			Timeout:   cfg.EmbedTimeout,
+		})
+		return m.openDense(ctx, emb, cfg.EmbeddingModel)
 	default:
-		return nil, usageError{fmt.Sprintf("unknown embedder %q (want \"\" or \"openai\")", cfg.Embedder)}
+		return nil, usageError{fmt.Sprintf("unknown embedder %q (want \"\", \"local\" or \"openai\")", cfg.Embedder)}
 	}
 }
 
@@ -64,22 +77,17 @@ type embedStamp struct {
 
 const stampFile = "embeddings.json"
 
-func (m *Main) openDense(ctx context.Context) (rag.Retriever, error) {
-	cfg := m.Config
-	emb := openai.NewEmbedder(openai.Config{
-		BaseURL:   cfg.OpenAIBaseURL,
-		APIKey:    cfg.OpenAIAPIKey,
-		Model:     cfg.EmbeddingModel,
-		Dimension: cfg.EmbeddingDim,
-		Timeout:   cfg.EmbedTimeout,
-	})
+// openDense is the dense retriever of emb (model names it in the stamp
+// and the log) over Qdrant or the flat store, the book's chunks embedded
+// when the stamp says they changed.
+func (m *Main) openDense(ctx context.Context, emb rag.Embedder, model string) (rag.Retriever, error) {
 	store, where, err := m.openVectorStore(ctx, emb.Dimension())
 	if err != nil {
 		return nil, err
 	}
-	stamp := embedStamp{BookHash: m.Index.Book.Hash, Chunker: chunkOptions(), Model: cfg.EmbeddingModel, Dim: emb.Dimension(), Store: where}
+	stamp := embedStamp{BookHash: m.Index.Book.Hash, Chunker: chunkOptions(), Model: model, Dim: emb.Dimension(), Store: where}
 	if !stampCurrent(m.Dir, stamp) {
-		m.Logger.Info("embedding the book", "chunks", len(m.Index.Chunks), "model", cfg.EmbeddingModel, "store", where)
+		m.Logger.Info("embedding the book", "chunks", len(m.Index.Chunks), "model", model, "store", where)
 		if err := dense.Index(ctx, emb, store, m.Index.Chunks, 64, nil); err != nil {
 			return nil, fmt.Errorf("index embeddings: %w", err)
 		}

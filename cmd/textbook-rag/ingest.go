@@ -7,14 +7,17 @@ import (
 	"os"
 	"time"
 
+	"github.com/textbook-rag/rag/answer"
 	"github.com/textbook-rag/rag/eval"
 	"github.com/textbook-rag/rag/internal/count"
+	"github.com/textbook-rag/rag/vectors"
 )
 
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := DefaultConfig()
 	f := newFlags("ingest", &cfg, stderr)
 	f.book()
+	f.model()
 	if err := f.parse(args); err != nil {
 		return err
 	}
@@ -59,6 +62,14 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}, nil)
 	finish()
 	if err != nil {
+		return err
+	}
+	// The sentence model's vectors of the book, so that a start embeds
+	// nothing and a question costs one embedding.
+	if _, err := untilDone(ctx, func() (*vectors.Cache, error) {
+		ans := answer.New(learnBook(in.Index.Chunks, in.Dir, true, stderr))
+		return embedBook(ctx, cfg, in.Dir, ans, stderr)
+	}, nil); err != nil {
 		return err
 	}
 	book, n, wrote := in.Index.Book, len(in.Index.Chunks), in.Wrote
