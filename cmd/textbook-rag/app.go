@@ -361,9 +361,12 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 		m.Config.QdrantCollection = bookCollection(bookKey(cfg, ix))
 	}
 	m.Course = courseName(cfg, ix)
-	book := learnBook(ix.Chunks, m.Dir, ensure, m.stderr)
+	key := derivedKey(ix.Chunks)
+	book := learnBook(ix.Chunks, m.Dir, key, ensure, m.stderr)
+	// The answerer first: building its book side (a start that finds
+	// the index stale) then holds less of the start's memory.
+	m.Answerer = learnAnswerer(book, m.Dir, answererKey(key, ix.Chunks), ensure, m.stderr)
 	m.Lexical = lexical.New(book)
-	m.Answerer = answer.New(book)
 	if err := m.openMeaning(ctx); err != nil {
 		return err
 	}

@@ -7,8 +7,10 @@ import (
 	"os"
 	"time"
 
+	"github.com/textbook-rag/rag/answer"
 	"github.com/textbook-rag/rag/eval"
 	"github.com/textbook-rag/rag/internal/count"
+	"github.com/textbook-rag/rag/lexical"
 )
 
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -51,10 +53,16 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if progress != nil {
 		progress.Step("self-check")
 	}
-	// The self-check reads the whole book again: a signal meanwhile is
-	// honoured at once too.
+	// What a start derives from the index (the word associations, the
+	// answerer's book side) is kept now, so that the first start after
+	// the ingest derives nothing; the self-check reads the whole book
+	// again. A signal meanwhile is honoured at once too.
 	sc, err := untilDone(ctx, func() (eval.SelfCheck, error) {
-		sc, _, err := currentSelfCheck(ctx, cfg.Tutor, in.Index, in.Dir, nil, nil, nil)
+		chunks := in.Index.Chunks
+		key := derivedKey(chunks)
+		book := learnBook(chunks, in.Dir, key, true, stderr)
+		ans := learnAnswerer(book, in.Dir, answererKey(key, chunks), true, stderr)
+		sc, _, err := currentSelfCheck(ctx, cfg.Tutor, in.Index, in.Dir, func() (*lexical.Index, *answer.Answerer) { return lexical.New(book), ans }, nil)
 		return sc, err
 	}, nil)
 	finish()

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/answer"
 	rhttp "github.com/textbook-rag/rag/http"
+	"github.com/textbook-rag/rag/lexical"
 	"github.com/textbook-rag/rag/postgres"
 	"github.com/textbook-rag/rag/sqlite"
 	"github.com/textbook-rag/rag/web"
@@ -107,7 +109,7 @@ func (m *Main) openService(ctx context.Context) error {
 	xr, _ := m.History.(rag.ExchangeReader)
 	m.Server.Report = reportSource(cfg, m.Index, xr)
 	// Kept with the index: a start with a current index does not repeat it.
-	sc, _, err := currentSelfCheck(ctx, cfg.Tutor, m.Index, m.Dir, m.Lexical, m.Answerer, m.Logger)
+	sc, _, err := currentSelfCheck(ctx, cfg.Tutor, m.Index, m.Dir, func() (*lexical.Index, *answer.Answerer) { return m.Lexical, m.Answerer }, m.Logger)
 	if err != nil {
 		return err
 	}
