@@ -43,10 +43,15 @@ type Answerer struct {
 	// heading: text before the first is their introduction, while a page
 	// without sections is all body (see sectioned).
 	sectionedPages map[string]bool
-	// bookText is the book as one run of units, for explaining a
-	// selection (see ExplainSelection); built on first use.
-	textOnce sync.Once
-	bookText *bookText
+	// side is what the answerer reads of the whole book (see
+	// bookSide): read with readSide (see UseBookSide), else built, on
+	// first use.
+	sideOnce   sync.Once
+	side       *bookSide
+	readSide   func() ([]byte, error)
+	sideFailed func(error)
+	// splits counts the book's chunks split into units.
+	splits atomic.Int64
 }
 
 // New builds the answerer of a book from what the analysis learnt of it,

@@ -220,7 +220,7 @@ func (ans *Answerer) definitionsFor(selected, chapter string, skip func(int) boo
 	}
 	own := map[string]bool{}
 	for _, u := range selectionUnits(readerLines(selected)) {
-		if term, _ := definitionOf(placedUnit{u: u}, false); term != "" {
+		if term, _ := definitionOf(u, nil, false); term != "" {
 			own[termKey(termSequence(term))] = true
 		}
 	}
@@ -295,7 +295,7 @@ func sharedHeads(bt *bookText, chapter string) map[string]bool {
 // sameSense reports a definition that uses, in its text or its heading,
 // one of the subject words beside its own term's.
 func (bt *bookText) sameSense(d definitionSite, subject map[string]bool) bool {
-	u := bt.units[d.unit].u
+	u := bt.units[d.unit]
 	for s := range analysis.StemSet(u.text + " " + u.heading.Text) {
 		if subject[s] && !slices.Contains(d.stems, s) {
 			return true
@@ -404,13 +404,12 @@ var notTerms = map[string]bool{
 // ..."); a line says something after its term and asks nothing; a row
 // is one of a table of terms and their meanings. In a glossary, the first
 // sentence under a short heading defines the heading (first: the unit
-// opens its section).
-func definitionOf(p placedUnit, first bool) (term string, labelled bool) {
-	u := p.u
+// opens its section; c is its chunk, nil for a selection's unit).
+func definitionOf(u *unit, c *rag.Chunk, first bool) (term string, labelled bool) {
 	if u.asks || u.kind == code || strings.Contains(u.text, "?") {
 		return "", false
 	}
-	if first && p.chunk != nil && u.kind == sentence && isGlossary(p.chunk, u.heading.Text) {
+	if first && c != nil && u.kind == sentence && isGlossary(c, u.heading.Text) {
 		return u.heading.Text, false
 	}
 	if u.defined == nil {

@@ -69,15 +69,16 @@ func (ans *Answerer) ExplainSelection(question *analysis.Question, selected stri
 	}
 	bt := ans.text()
 	sel := plainWords(selected)
-	first, last, found := bt.locate(sel)
+	selIDs := bt.ids(sel)
+	first, last, found := bt.locate(sel, selIDs)
 	chapter := ""
 	var lead []int
 	if found {
 		chapter = bt.units[first].chunk.ChapterPath
 		key := ans.keyStems(selected)
 		leading := ans.leadingStems(stemSequence(selected))
-		lead = bt.leadIn(first, sel, func(i int) bool {
-			for s := range analysis.StemSet(bt.units[i].u.text) {
+		lead = bt.leadIn(first, selIDs, func(i int) bool {
+			for s := range analysis.StemSet(bt.units[i].text) {
 				if _, ok := key[s]; ok && leading[s] {
 					return true
 				}
@@ -91,20 +92,20 @@ func (ans *Answerer) ExplainSelection(question *analysis.Question, selected stri
 	// A definition comes from elsewhere: not the selection, wherever the
 	// book holds its text, nor the lead-in.
 	skip := func(i int) bool {
-		return found && i >= first && i <= last || slices.Contains(lead, i) || containsWords(sel, bt.units[i].words)
+		return found && i >= first && i <= last || slices.Contains(lead, i) || containsWords(selIDs, bt.wordsOf(i))
 	}
 	quoted := map[int]bool{}
 	if found {
 		for i := first; i <= last; i++ {
-			quoted[bt.sectionOf[i]] = true
+			quoted[int(bt.units[i].section)] = true
 		}
 	}
 	for _, i := range lead {
-		quoted[bt.sectionOf[i]] = true
+		quoted[int(bt.units[i].section)] = true
 	}
 	for _, d := range ans.definitionsFor(selected, chapter, skip) {
 		exp.Definitions = append(exp.Definitions, rag.Definition{Term: d.term, Passage: bt.passage(d.unit)})
-		quoted[bt.sectionOf[d.unit]] = true
+		quoted[int(bt.units[d.unit].section)] = true
 	}
 	for _, k := range ans.developing(selected, chapter, quoted) {
 		exp.Related = append(exp.Related, bt.sectionLink(k))
@@ -118,29 +119,33 @@ func (ans *Answerer) ExplainSelection(question *analysis.Question, selected stri
 // words of its start, and then matched on either side as far as it goes;
 // among several places, the longest match wins, then the first in the
 // book. The first word may be the end of a book word, cut by the
-// reader's selection.
-func (bt *bookText) locate(sel []string) (first, last int, ok bool) {
+// reader's selection. ids are the selection's words as numbers (see
+// bookText.ids).
+func (bt *bookText) locate(sel []string, ids []int32) (first, last int, ok bool) {
 	n := min(anchorWords, len(sel))
 	if n < minAnchorWords {
 		return 0, 0, false
 	}
 	for i := 0; i < anchorReach && i+n <= len(sel); i++ {
+		if ids[i] < 0 {
+			continue
+		}
 		bestFrom, bestTo := -1, -1
-		for _, at := range bt.at[sel[i]] {
+		for _, at := range bt.at(ids[i]) {
 			p := int(at)
-			if p+n > len(bt.words) || !slices.Equal(bt.words[p:p+n], sel[i:i+n]) {
+			if p+n > len(bt.words) || !slices.Equal(bt.words[p:p+n], ids[i:i+n]) {
 				continue
 			}
 			to := p + n // one past the match
-			for j := i + n; j < len(sel) && to < len(bt.words) && bt.words[to] == sel[j]; j++ {
+			for j := i + n; j < len(sel) && to < len(bt.words) && bt.words[to] == ids[j]; j++ {
 				to++
 			}
 			from, j := p, i
-			for j > 0 && from > 0 && bt.words[from-1] == sel[j-1] {
+			for j > 0 && from > 0 && bt.words[from-1] == ids[j-1] {
 				from--
 				j--
 			}
-			if j == 1 && from > 0 && strings.HasSuffix(bt.words[from-1], sel[0]) {
+			if j == 1 && from > 0 && strings.HasSuffix(bt.strs[bt.words[from-1]], sel[0]) {
 				from--
 			}
 			if to-from > bestTo-bestFrom {
@@ -148,7 +153,7 @@ func (bt *bookText) locate(sel []string) (first, last int, ok bool) {
 			}
 		}
 		if bestFrom >= 0 {
-			return int(bt.owner[bestFrom]), int(bt.owner[bestTo-1]), true
+			return bt.unitAt(bestFrom), bt.unitAt(bestTo - 1), true
 		}
 	}
 	return 0, 0, false
@@ -161,29 +166,29 @@ func (bt *bookText) locate(sel []string) (first, last int, ok bool) {
 // follows a list, by the list's items that share one of its leading key
 // words (shares). A heading, another section, or a table or code block ends
 // the lead-in.
-func (bt *bookText) leadIn(first int, sel []string, shares func(int) bool) []int {
+func (bt *bookText) leadIn(first int, sel []int32, shares func(int) bool) []int {
 	start := bt.units[first]
-	if start.u == nil {
+	if start.isHeading {
 		return nil // the selection starts with its heading
 	}
 	var out []int
 	for j := first - 1; j >= 0 && len(out) < maxLeadIn; j-- {
 		p := bt.units[j]
-		if p.u == nil || p.section != start.section {
+		if p.isHeading || p.section != start.section {
 			break
 		}
-		if len(p.words) == 0 || containsWords(sel, p.words) {
+		if p.from == p.to || containsWords(sel, bt.wordsOf(j)) {
 			continue // an image, or a unit the selection holds after all
 		}
-		if p.u.kind == sentence || p.u.kind == label {
+		if p.kind == sentence || p.kind == label {
 			out = append(out, j)
 			continue
 		}
-		sibling := len(out) == 0 && start.u.lead != "" && p.u.lead == start.u.lead && p.u.kind == start.u.kind
+		sibling := len(out) == 0 && start.lead != "" && p.lead == start.lead && p.kind == start.kind
 		if sibling {
 			continue
 		}
-		if len(out) == 0 && p.u.kind == item && start.u.kind == sentence {
+		if len(out) == 0 && p.kind == item && start.kind == sentence {
 			out = bt.itemsAbout(j, shares)
 		}
 		break
@@ -199,10 +204,10 @@ func (bt *bookText) leadIn(first int, sel []string, shares func(int) bool) []int
 // a physical robot takes time.").
 func (bt *bookText) itemsAbout(last int, shares func(int) bool) []int {
 	var out []int
-	lead := bt.units[last].u.lead
+	lead := bt.units[last].lead
 	for j := last; j >= 0 && len(out) < maxLeadIn; j-- {
 		p := bt.units[j]
-		if p.u == nil || p.u.kind != item || p.u.lead != lead || p.section != bt.units[last].section {
+		if p.isHeading || p.kind != item || p.lead != lead || p.section != bt.units[last].section {
 			break
 		}
 		if shares(j) {
@@ -259,7 +264,7 @@ func (ans *Answerer) developing(selected, chapter string, quoted map[int]bool) [
 	byKey := map[int32]*shared{}
 	for _, s := range stems {
 		idf := key[s]
-		for _, use := range bt.inSections[s] {
+		for _, use := range bt.usesOf(s) {
 			sec := bt.sections[use.k]
 			if quoted[int(use.k)] || sec.assessment || sec.first < 0 {
 				continue
@@ -301,7 +306,7 @@ func (ans *Answerer) developing(selected, chapter string, quoted map[int]bool) [
 		// Two sections of a chapter under one heading ("Refactor") would
 		// be two links of the same name.
 		p := bt.units[bt.sections[f.k].first]
-		name := p.chunk.ChapterPath + "\x00" + p.u.heading.Text
+		name := p.chunk.ChapterPath + "\x00" + p.heading.Text
 		if named[name] {
 			continue
 		}

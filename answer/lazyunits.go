@@ -20,14 +20,15 @@ func (ans *Answerer) chunkUnits(id string) ([]*unit, bool) {
 	if p := ans.units[i].Load(); p != nil {
 		return *p, true
 	}
-	us := splitUnits(ans.book.Chunks()[i])
+	us := ans.splitChunk(i)
 	ans.units[i].CompareAndSwap(nil, &us)
 	return *ans.units[i].Load(), true
 }
 
 // splitAll splits the chunks not split yet, the cores sharing the work,
-// for what reads the whole book (an explanation's index of the book, the
-// definition probes).
+// for what reads every chunk's units (the sentence model's texts). An
+// explanation and the definition probes read the book side instead (see
+// bookSide).
 func (ans *Answerer) splitAll() {
 	chunks := ans.book.Chunks()
 	var wg sync.WaitGroup

@@ -20,8 +20,9 @@ func (ans *Answerer) split() int {
 }
 
 // Building the answerer splits no chunk: a question splits the chunks it
-// reads, and what reads the whole book (the definition probes) splits
-// them all, with the units it would have had.
+// reads and keeps their units; the book side (the definition probes)
+// keeps none; splitAll splits them all, with the units they would have
+// had.
 func TestUnitsSplitOnUse(t *testing.T) {
 	var chunks []rag.Chunk
 	for i := range 40 {
@@ -37,8 +38,12 @@ func TestUnitsSplitOnUse(t *testing.T) {
 		t.Errorf("a question on 2 chunks split %d", n)
 	}
 	ans.DefinitionProbes()
+	if n := ans.split(); n != 2 {
+		t.Errorf("the probes left %d chunks' units kept, want the question's 2: the book side is built apart", n)
+	}
+	ans.splitAll()
 	if n := ans.split(); n != len(chunks) {
-		t.Errorf("the probes split %d chunks, want all %d", n, len(chunks))
+		t.Errorf("splitAll split %d chunks, want all %d", n, len(chunks))
 	}
 	units, ok := ans.chunkUnits("c5")
 	if want := splitUnits(chunks[5]); !ok || len(units) != len(want) || units[0].text != want[0].text {

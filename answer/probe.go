@@ -87,58 +87,73 @@ var markedTerm = regexp.MustCompile(`\*\*([^*\n]+)\*\*|__([^_\n]+)__|\*([^*\n]+)
 // book defines in so many words and marks in bold or italics ("A
 // **topic** is a named channel ...", "*Scaffolding*: support that ..."),
 // with the sections that define it, in book order of their first
-// definition.
+// definition. They are part of the book side (see bookSide): read or
+// built with it.
 func (ans *Answerer) DefinitionProbes() []Probe {
-	ans.splitAll()
-	type site struct {
-		term     string
-		sections []string
-		first    int
-	}
-	sites := map[string]*site{}
-	n := 0
-	for _, c := range ans.book.Chunks() {
-		// A quiz's or an exercise's label ("**Requirement**: ...") is no
-		// definition of the book's.
-		quiz := analysis.AssessmentTitle(c.ChapterTitle) || analysis.AssessmentTitle(c.SectionHeading)
-		units, _ := ans.chunkUnits(c.ID)
-		for _, u := range units {
-			n++
-			if len(u.defined) == 0 || u.asks || quiz || analysis.AssessmentTitle(u.heading.Text) || u.kind == row {
-				continue
-			}
-			term := markedDefinedTerm(u)
-			if !isName(term) {
-				continue
-			}
-			key := probeKey(term)
-			s := sites[key]
-			if s == nil {
-				s = &site{term: term, first: n}
-				sites[key] = s
-			}
-			sec := c.ChapterPath + " › " + u.heading.Text
-			if !slices.Contains(s.sections, sec) {
-				s.sections = append(s.sections, sec)
-			}
+	return slices.Clone(ans.bookSide().probes)
+}
+
+// probeSites gathers the terms the book defines, chunk by chunk, in book
+// order: one site a term (by probeKey).
+type probeSites struct {
+	sites map[string]*probeSite
+	n     int // the units seen
+}
+
+type probeSite struct {
+	term     string
+	sections []string
+	first    int
+}
+
+func newProbeSites() *probeSites { return &probeSites{sites: map[string]*probeSite{}} }
+
+// addChunk adds the terms chunk c's units define.
+func (ps *probeSites) addChunk(c *rag.Chunk, units []*unit) {
+	// A quiz's or an exercise's label ("**Requirement**: ...") is no
+	// definition of the book's.
+	quiz := analysis.AssessmentTitle(c.ChapterTitle) || analysis.AssessmentTitle(c.SectionHeading)
+	for _, u := range units {
+		ps.n++
+		if len(u.defined) == 0 || u.asks || quiz || analysis.AssessmentTitle(u.heading.Text) || u.kind == row {
+			continue
+		}
+		term := markedDefinedTerm(u)
+		if !isName(term) {
+			continue
+		}
+		key := probeKey(term)
+		s := ps.sites[key]
+		if s == nil {
+			s = &probeSite{term: term, first: ps.n}
+			ps.sites[key] = s
+		}
+		sec := c.ChapterPath + " › " + u.heading.Text
+		if !slices.Contains(s.sections, sec) {
+			s.sections = append(s.sections, sec)
 		}
 	}
+}
+
+// probes are the questions of the terms gathered, with their sections and
+// those the book's chunks head by the term.
+func (ps *probeSites) probes(chunks []rag.Chunk) []Probe {
 	// A section headed by the term is its own section too ("Forward
 	// Kinematics" in the kinematics chapter, beside the glossary's entry).
-	for _, c := range ans.book.Chunks() {
+	for _, c := range chunks {
 		if analysis.AssessmentTitle(c.ChapterTitle) {
 			continue
 		}
 		for _, h := range append([]rag.Heading{{Text: c.SectionHeading}}, c.Headings...) {
-			if s := sites[probeKey(headingTerm(h.Text))]; s != nil {
+			if s := ps.sites[probeKey(headingTerm(h.Text))]; s != nil {
 				if sec := c.ChapterPath + " › " + h.Text; !slices.Contains(s.sections, sec) {
 					s.sections = append(s.sections, sec)
 				}
 			}
 		}
 	}
-	all := make([]*site, 0, len(sites))
-	for _, s := range sites {
+	all := make([]*probeSite, 0, len(ps.sites))
+	for _, s := range ps.sites {
 		all = append(all, s)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].first < all[j].first })

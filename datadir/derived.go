@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 )
 
 // What a start derives from an index at some cost (the book's word
@@ -95,16 +94,9 @@ func LoadDerived(dir, key string, v any) error {
 }
 
 // removeStaleDerived removes the temp files of derived data that writers
-// killed mid-write left behind, once older than StaleAge: they are written
-// without the lock, so a younger one may be a live writer's.
+// killed mid-write left behind (see removeStaleTemp), and those of kept
+// files.
 func removeStaleDerived(dir string) {
-	paths, err := filepath.Glob(filepath.Join(dir, DerivedName+".*.tmp"))
-	if err != nil {
-		return
-	}
-	for _, p := range paths {
-		if info, err := os.Lstat(p); err == nil && info.Mode().IsRegular() && time.Since(info.ModTime()) >= StaleAge {
-			os.Remove(p)
-		}
-	}
+	removeStaleTemp(dir, DerivedName+".*.tmp")
+	removeStaleTemp(dir, "*.kept.*.tmp")
 }

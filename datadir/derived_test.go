@@ -42,26 +42,31 @@ func TestDerived(t *testing.T) {
 	}
 }
 
-// A temp file of derived data left by a killed writer goes once it is old;
-// a young one may be a live writer's and stays.
+// A temp file of derived or kept data left by a killed writer goes once
+// it is old; a young one may be a live writer's and stays.
 func TestSaveRemovesStaleDerivedTemp(t *testing.T) {
 	dir := t.TempDir()
 	stale := filepath.Join(dir, DerivedName+".1.tmp")
+	staleKept := filepath.Join(dir, AnswererName+".1.tmp")
 	fresh := filepath.Join(dir, DerivedName+".2.tmp")
-	for _, p := range []string{stale, fresh} {
+	for _, p := range []string{stale, staleKept, fresh} {
 		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	old := time.Now().Add(-2 * StaleAge)
-	if err := os.Chtimes(stale, old, old); err != nil {
-		t.Fatal(err)
+	for _, p := range []string{stale, staleKept} {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := Save(t.Context(), dir, rag.Book{Hash: "h"}, nil, SaveOptions{Options: "o"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(stale); err == nil {
-		t.Error("the stale temp file stayed")
+	for _, p := range []string{stale, staleKept} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("the stale temp file %s stayed", filepath.Base(p))
+		}
 	}
 	if _, err := os.Stat(fresh); err != nil {
 		t.Error("a young temp file was removed")

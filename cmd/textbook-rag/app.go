@@ -26,6 +26,7 @@ import (
 	"github.com/textbook-rag/rag/markdown"
 	"github.com/textbook-rag/rag/sample"
 	"github.com/textbook-rag/rag/tutor"
+	"github.com/textbook-rag/rag/web"
 )
 
 // Main is the wiring of every command: the configuration, read once at
@@ -69,6 +70,11 @@ type Main struct {
 	// Set by OpenService.
 	History rag.History
 	Server  *rhttp.Server
+
+	// pagesFirst, set by OpenService, has the start build the reader's
+	// pages (pages) from Files as soon as the book is read.
+	pagesFirst bool
+	pages      *web.Handler
 
 	stderr  *logline.Writer // every log line to stderr goes through it
 	checks  []rhttp.Check   // health checks of the backends opened
@@ -373,9 +379,22 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 		m.Config.QdrantCollection = bookCollection(bookKey(cfg, ix))
 	}
 	m.Course = courseName(cfg, ix)
-	book := learnBook(ix.Chunks, m.Dir, ensure, m.stderr)
+	if m.pagesFirst && m.Files != nil {
+		// Rendering the pages allocates more than learning the book:
+		// done while little else is live, it adds least to the start's
+		// peak.
+		pages, err := web.New(m.Files, web.Options{Title: m.Course})
+		if err != nil {
+			return fmt.Errorf("reader's page: %w", err)
+		}
+		m.pages, m.Files = pages, nil // the pages hold what they show
+	}
+	key := derivedKey(ix.Chunks)
+	book := learnBook(ix.Chunks, m.Dir, key, ensure, m.stderr)
+	// The answerer first: building its book side (a start that finds
+	// the index stale) then holds less of the start's memory.
+	m.Answerer = learnAnswerer(book, m.Dir, answererKey(key, ix.Chunks), ensure, m.stderr)
 	m.Lexical = lexical.New(book)
-	m.Answerer = answer.New(book)
 	if err := m.openMeaning(ctx); err != nil {
 		return err
 	}

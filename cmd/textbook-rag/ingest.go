@@ -10,6 +10,7 @@ import (
 	"github.com/textbook-rag/rag/answer"
 	"github.com/textbook-rag/rag/eval"
 	"github.com/textbook-rag/rag/internal/count"
+	"github.com/textbook-rag/rag/lexical"
 	"github.com/textbook-rag/rag/vectors"
 )
 
@@ -54,10 +55,17 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if progress != nil {
 		progress.Step("self-check")
 	}
-	// The self-check reads the whole book again: a signal meanwhile is
-	// honoured at once too.
+	// What a start derives from the index (the word associations, the
+	// answerer's book side) is kept now, so that the first start after
+	// the ingest derives nothing; the self-check reads the whole book
+	// again. A signal meanwhile is honoured at once too.
+	var ans *answer.Answerer
 	sc, err := untilDone(ctx, func() (eval.SelfCheck, error) {
-		sc, _, err := currentSelfCheck(ctx, cfg.Tutor, in.Index, in.Dir, nil, nil, nil)
+		chunks := in.Index.Chunks
+		key := derivedKey(chunks)
+		book := learnBook(chunks, in.Dir, key, true, stderr)
+		ans = learnAnswerer(book, in.Dir, answererKey(key, chunks), true, stderr)
+		sc, _, err := currentSelfCheck(ctx, cfg.Tutor, in.Index, in.Dir, func() (*lexical.Index, *answer.Answerer) { return lexical.New(book), ans }, nil)
 		return sc, err
 	}, nil)
 	finish()
@@ -67,7 +75,6 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// The sentence model's vectors of the book, so that a start embeds
 	// nothing and a question costs one embedding.
 	if _, err := untilDone(ctx, func() (*vectors.Cache, error) {
-		ans := answer.New(learnBook(in.Index.Chunks, in.Dir, true, stderr))
 		return embedBook(ctx, cfg, in.Dir, ans, stderr)
 	}, nil); err != nil {
 		return err

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 
 	"github.com/textbook-rag/rag"
-	"github.com/textbook-rag/rag/analysis"
 	"github.com/textbook-rag/rag/answer"
 	"github.com/textbook-rag/rag/datadir"
 	"github.com/textbook-rag/rag/eval"
@@ -62,9 +61,10 @@ func selfCheck(ctx context.Context, tc tutor.Config, ix *datadir.Index, lex *lex
 
 // currentSelfCheck returns the book's self-check: the one kept in dir
 // when it was computed from this book, model and settings, else a new
-// one, which it keeps there (with a log, a failure to keep it is only
-// logged: the result stands). computed says which.
-func currentSelfCheck(ctx context.Context, tc tutor.Config, ix *datadir.Index, dir string, lex *lexical.Index, ans *answer.Answerer, log *slog.Logger) (sc eval.SelfCheck, computed bool, err error) {
+// one, asked of what open opens, which it keeps there (with a log, a
+// failure to keep it is only logged: the result stands). computed says
+// which.
+func currentSelfCheck(ctx context.Context, tc tutor.Config, ix *datadir.Index, dir string, open func() (*lexical.Index, *answer.Answerer), log *slog.Logger) (sc eval.SelfCheck, computed bool, err error) {
 	key := selfCheckKey(tc, ix)
 	if st, ok := readStoredCheck(dir); ok && st.Key == key {
 		return st.SelfCheck, false, nil
@@ -72,10 +72,7 @@ func currentSelfCheck(ctx context.Context, tc tutor.Config, ix *datadir.Index, d
 	if beforeSelfCheck != nil {
 		beforeSelfCheck()
 	}
-	if lex == nil || ans == nil {
-		book := analysis.NewBook(ix.Chunks)
-		lex, ans = lexical.New(book), answer.New(book)
-	}
+	lex, ans := open()
 	if sc, err = selfCheck(ctx, tc, ix, lex, ans); err != nil {
 		return sc, true, err
 	}

@@ -13,10 +13,11 @@ import (
 	"time"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/answer"
 	rhttp "github.com/textbook-rag/rag/http"
+	"github.com/textbook-rag/rag/lexical"
 	"github.com/textbook-rag/rag/postgres"
 	"github.com/textbook-rag/rag/sqlite"
-	"github.com/textbook-rag/rag/web"
 )
 
 // OpenService opens what `serve` runs and the end-to-end tests start:
@@ -29,6 +30,7 @@ func (m *Main) OpenService(ctx context.Context) error {
 	if err := m.Metrics.CountLogWriteErrors(m.stderr.Failures); err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
+	m.pagesFirst = true
 	return m.untilOpen(ctx, func() error {
 		if err := m.open(ctx, true); err != nil {
 			return err
@@ -75,12 +77,9 @@ func (m *Main) openService(ctx context.Context) error {
 	}
 	m.closers = append(m.closers, m.History.Close)
 
-	// The pages come from the read the index was built from: one version.
-	page, err := web.New(m.Files, web.Options{Title: m.Course})
-	if err != nil {
-		return fmt.Errorf("reader's page: %w", err)
-	}
-	m.Files = nil // the pages hold what they show; the raw files can go
+	// The pages come from the read the index was built from (one
+	// version), built as soon as it was read (see pagesFirst).
+	page := m.pages
 
 	m.Server = rhttp.NewServer(rhttp.Config{
 		Addr:             cfg.Addr,
@@ -107,7 +106,7 @@ func (m *Main) openService(ctx context.Context) error {
 	xr, _ := m.History.(rag.ExchangeReader)
 	m.Server.Report = reportSource(cfg, m.Index, xr)
 	// Kept with the index: a start with a current index does not repeat it.
-	sc, _, err := currentSelfCheck(ctx, cfg.Tutor, m.Index, m.Dir, m.Lexical, m.Answerer, m.Logger)
+	sc, _, err := currentSelfCheck(ctx, cfg.Tutor, m.Index, m.Dir, func() (*lexical.Index, *answer.Answerer) { return m.Lexical, m.Answerer }, m.Logger)
 	if err != nil {
 		return err
 	}
