@@ -395,7 +395,7 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 	// the index stale) then holds less of the start's memory.
 	m.Answerer = learnAnswerer(book, m.Dir, answererKey(key, ix.Chunks), ensure, m.stderr)
 	m.Lexical = lexical.New(book)
-	if err := m.openMeaning(ctx); err != nil {
+	if err := m.openMeaning(ctx, key); err != nil {
 		return err
 	}
 

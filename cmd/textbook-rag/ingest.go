@@ -75,7 +75,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// The sentence model's vectors of the book, so that a start embeds
 	// nothing and a question costs one embedding.
 	if _, err := untilDone(ctx, func() (*vectors.Cache, error) {
-		return embedBook(ctx, cfg, in.Dir, ans, stderr)
+		return embedBook(ctx, cfg, in.Dir, derivedKey(in.Index.Chunks), ans, stderr)
 	}, nil); err != nil {
 		return err
 	}

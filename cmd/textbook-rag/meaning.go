@@ -74,8 +74,8 @@ const meaningBatch = 512
 // set: the book's texts are embedded now (or read from the vectors kept
 // from an earlier start or from ingest), so that a question costs one
 // embedding, unless the config asks for them on demand.
-func (m *Main) openMeaning(ctx context.Context) error {
-	cache, err := embedBook(ctx, m.Config, m.Dir, m.Answerer, m.stderr)
+func (m *Main) openMeaning(ctx context.Context, key string) error {
+	cache, err := embedBook(ctx, m.Config, m.Dir, key, m.Answerer, m.stderr)
 	if cache == nil || err != nil {
 		return err
 	}
@@ -89,8 +89,11 @@ func (m *Main) openMeaning(ctx context.Context) error {
 // embedBook embeds every text of the book the answerer compares a
 // question with, into the vectors kept in the book's folder dir (or
 // cfg.Vectors), and returns them; nil when no sentence model is set or
-// can be had. The sample book's vectors ship with the binary.
-func embedBook(ctx context.Context, cfg Config, dir string, ans *answer.Answerer, stderr io.Writer) (*vectors.Cache, error) {
+// can be had. The sample book's vectors ship with the binary. key names
+// the book's chunks and the program (derivedKey): once every text is
+// embedded it is kept beside the vectors, and a start that finds it
+// lists no texts (listing them splits the whole book).
+func embedBook(ctx context.Context, cfg Config, dir, key string, ans *answer.Answerer, stderr io.Writer) (*vectors.Cache, error) {
 	folder := resolveModel(ctx, cfg.SentenceModel, stderr)
 	if folder == "" {
 		return nil, nil
@@ -110,8 +113,10 @@ func embedBook(ctx context.Context, cfg Config, dir string, ans *answer.Answerer
 	if err != nil {
 		return nil, err
 	}
+	stamp := filepath.Join(into, vectors.FileName(model.ID())+".complete")
+	done := key + " " + model.ID()
 	var texts []string
-	if !cfg.MeaningOnDemand {
+	if !cfg.MeaningOnDemand && !stampHolds(stamp, done) {
 		texts = ans.MeaningTexts()
 	}
 	start := time.Now()
@@ -124,9 +129,24 @@ func embedBook(ctx context.Context, cfg Config, dir string, ans *answer.Answerer
 		progress(min(from+meaningBatch, len(texts)))
 	}
 	if n := cache.Embedded(); n > 0 {
-		fmt.Fprintf(stderr, "sentence model %s: embedded %d of the book's %d texts in %s (kept in %s)\n", model.Name(), n, len(texts), time.Since(start).Round(time.Millisecond), cache.Path())
+		fmt.Fprintf(stderr, "the sentence model embedded %d of the book's %d texts in %s (kept in %s)\n", n, len(texts), time.Since(start).Round(time.Millisecond), cache.Path())
+	}
+	if len(texts) > 0 && key != "" {
+		if err := os.WriteFile(stamp, []byte(done), 0o644); err != nil {
+			fmt.Fprintf(stderr, "warning: %v\n", err)
+		}
 	}
 	return cache, nil
+}
+
+// stampHolds reports whether the small file at path holds want; it is
+// never followed as a link.
+func stampHolds(path, want string) bool {
+	if st, err := os.Lstat(path); err != nil || !st.Mode().IsRegular() || st.Size() != int64(len(want)) {
+		return false
+	}
+	got, err := os.ReadFile(path)
+	return err == nil && string(got) == want
 }
 
 // seedSampleVectors writes the sample book's shipped vectors of the
