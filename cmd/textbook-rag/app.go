@@ -393,7 +393,7 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 	book := learnBook(ix.Chunks, m.Dir, key, ensure, m.stderr)
 	// The answerer first: building its book side (a start that finds
 	// the index stale) then holds less of the start's memory.
-	m.Answerer = learnAnswerer(book, m.Dir, answererKey(key, ix.Chunks), ensure, m.stderr)
+	m.Answerer = learnAnswerer(book, m.Dir, answererKey(key, ix.Chunks), ensure && !cfg.Scratch, m.stderr)
 	m.Lexical = lexical.New(book)
 	if err := m.openMeaning(ctx, key); err != nil {
 		return err

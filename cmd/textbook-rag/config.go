@@ -64,6 +64,10 @@ type Config struct {
 	// features. "auto" (the default) is the pinned model, fetched once
 	// (package minilm); "" or "off" weighs words alone.
 	SentenceModel string
+	// Scratch marks a data folder thrown away when the command ends (the
+	// evaluation commands'): nothing is derived ahead to be kept for a
+	// later start.
+	Scratch bool
 	// MeaningOnDemand embeds a book's texts when a question reads them,
 	// not all its headings at open: the evaluation commands ask a
 	// hundred questions a book, which read a fraction of its headings.

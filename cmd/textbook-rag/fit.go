@@ -34,7 +34,7 @@ func openScratch(ctx context.Context, cfg Config, name string, stderr io.Writer)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg.Data = dir
+	cfg.Data, cfg.Scratch = dir, true
 	app = NewMain(cfg, stderr)
 	if err := app.Open(ctx, true); err != nil {
 		os.RemoveAll(dir)
