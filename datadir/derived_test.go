@@ -57,7 +57,7 @@ func TestSaveRemovesStaleDerivedTemp(t *testing.T) {
 	if err := os.Chtimes(stale, old, old); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Save(t.Context(), dir, rag.Book{Hash: "h"}, nil, SaveOptions{Options: "o"}); err != nil {
+	if _, err := Save(t.Context(), dir, rag.Book{Hash: "h"}, oneChunk, SaveOptions{Options: "o"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(stale); err == nil {
