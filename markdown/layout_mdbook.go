@@ -45,6 +45,10 @@ func (mdBookLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 		}
 		base := parentDir(sp)
 		entries, skipped, ok := parseSummary(page.CleanText(b), base)
+		if !ok && len(skipped) == 1 && errors.Is(skipped[0], errLongParagraph) {
+			opts.warn(sp, fmt.Errorf("read as a page, not a table of contents: %v", skipped[0]))
+			continue
+		}
 		if !listsAPage(entries, known) {
 			if ok && namesAFolder(entries, pageFolders(l.pages)) {
 				leaveOutNav(l, sp, opts)
