@@ -138,7 +138,7 @@ type header struct {
 
 func readHeader(dir string) (header, error) {
 	var h header
-	b, err := os.ReadFile(filepath.Join(dir, FileName))
+	b, err := ReadFile(filepath.Join(dir, FileName), MaxIndexBytes)
 	if err != nil {
 		return h, err
 	}

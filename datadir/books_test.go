@@ -37,7 +37,7 @@ func TestBooksSideBySide(t *testing.T) {
 	dir := t.TempDir()
 	for _, src := range []string{"/books/a", "/books/b"} {
 		book := rag.Book{Title: src, Hash: "h" + src}
-		if wrote, err := Save(t.Context(), Locate(dir, src), book, nil, SaveOptions{Options: "o", Source: src, Course: "Course " + src}); err != nil || !wrote {
+		if wrote, err := Save(t.Context(), Locate(dir, src), book, oneChunk, SaveOptions{Options: "o", Source: src, Course: "Course " + src}); err != nil || !wrote {
 			t.Fatalf("Save %s = %v, %v", src, wrote, err)
 		}
 	}
@@ -71,7 +71,7 @@ func TestBooksSideBySide(t *testing.T) {
 // stays there, found by its source; another book gets a folder.
 func TestLocateLegacyRoot(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := Save(t.Context(), dir, rag.Book{Title: "Old", Hash: "h"}, nil, SaveOptions{Options: "o", Source: "/books/old"}); err != nil {
+	if _, err := Save(t.Context(), dir, rag.Book{Title: "Old", Hash: "h"}, oneChunk, SaveOptions{Options: "o", Source: "/books/old"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := Locate(dir, "/books/old"); got != dir {
@@ -99,7 +99,7 @@ func TestSaveCurrentWritesNothing(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "book")
 	book := rag.Book{Title: "B", Hash: "h"}
 	o := SaveOptions{Options: "o", Source: "/b"}
-	if _, err := Save(t.Context(), dir, book, nil, o); err != nil {
+	if _, err := Save(t.Context(), dir, book, oneChunk, o); err != nil {
 		t.Fatal(err)
 	}
 	old := time.Now().Add(-time.Hour)
@@ -114,7 +114,7 @@ func TestSaveCurrentWritesNothing(t *testing.T) {
 	}
 	os.Chtimes(filepath.Join(dir, LockName), old, old)
 	before := snapshot(t, dir)
-	if wrote, err := Save(t.Context(), dir, book, nil, o); err != nil || wrote {
+	if wrote, err := Save(t.Context(), dir, book, oneChunk, o); err != nil || wrote {
 		t.Fatalf("Save of the current index = %v, %v", wrote, err)
 	}
 	if after := snapshot(t, dir); after != before {
@@ -122,7 +122,7 @@ func TestSaveCurrentWritesNothing(t *testing.T) {
 	}
 	// A new course name is a change: the index is written again.
 	o.Course = "Renamed"
-	if wrote, err := Save(t.Context(), dir, book, nil, o); err != nil || !wrote {
+	if wrote, err := Save(t.Context(), dir, book, oneChunk, o); err != nil || !wrote {
 		t.Errorf("Save with a new course name = %v, %v; want a write", wrote, err)
 	}
 }
@@ -154,7 +154,7 @@ func TestReplicasShareTheBookFolder(t *testing.T) {
 	errs := make(chan error, replicas)
 	for range replicas {
 		go func() {
-			w, err := Save(t.Context(), Locate(dir, o.Source), book, nil, o)
+			w, err := Save(t.Context(), Locate(dir, o.Source), book, oneChunk, o)
 			wrote <- w
 			errs <- err
 		}()

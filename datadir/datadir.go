@@ -49,9 +49,21 @@ var _ rag.ChunkLister = (*Index)(nil)
 // ErrNoIndex is returned by Load when the directory holds no index yet.
 var ErrNoIndex = errors.New("no index in data directory")
 
-// Load reads the index of a data directory.
+// ErrEmpty is Load's error for an index that holds no chunks, and Save's
+// for a book that gives none: there is nothing to answer from.
+var ErrEmpty = errors.New("the index holds no chunks (the book's pages have no text under their headings)")
+
+// Unusable reports a Load error for an index that is there but not to be
+// served (damaged, edited, emptied, a link or too large): it is rebuilt
+// from the book, with a warning.
+func Unusable(err error) bool {
+	return errors.Is(err, ErrCorrupt) || errors.Is(err, ErrEmpty) || errors.Is(err, ErrNotRegular) || errors.Is(err, ErrTooLarge)
+}
+
+// Load reads the index of a data directory: a regular file of at most
+// MaxIndexBytes (see ReadFile), holding at least one chunk.
 func Load(dir string) (*Index, error) {
-	b, err := os.ReadFile(filepath.Join(dir, FileName))
+	b, err := ReadFile(filepath.Join(dir, FileName), MaxIndexBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("load %s: %w", dir, ErrNoIndex)
 	}
@@ -74,6 +86,9 @@ func Load(dir string) (*Index, error) {
 	}
 	if err := json.Unmarshal(st.Chunks, &ix.Chunks); err != nil {
 		return nil, fmt.Errorf("load %s: corrupt index: chunks: %w", dir, err)
+	}
+	if len(ix.Chunks) == 0 {
+		return nil, fmt.Errorf("load %s: %w", dir, ErrEmpty)
 	}
 	return &ix, nil
 }
@@ -159,6 +174,9 @@ func (e *BusyError) Error() string {
 func Save(ctx context.Context, dir string, book rag.Book, chunks []rag.Chunk, o SaveOptions) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, fmt.Errorf("save index: %w", err)
+	}
+	if len(chunks) == 0 {
+		return false, fmt.Errorf("save index: %w", ErrEmpty)
 	}
 	cleanTemp(dir)
 	if Current(dir, book, o) {

@@ -108,7 +108,7 @@ func TestCorruptIndex(t *testing.T) {
 func TestSaveRemovesStaleTempFiles(t *testing.T) {
 	dir := t.TempDir()
 	book := rag.Book{Title: "B", Hash: "h1"}
-	if _, err := Save(t.Context(), dir, book, nil, SaveOptions{Options: "opts"}); err != nil {
+	if _, err := Save(t.Context(), dir, book, oneChunk, SaveOptions{Options: "opts"}); err != nil {
 		t.Fatal(err)
 	}
 	stale := filepath.Join(dir, FileName+".123.tmp")
@@ -133,14 +133,14 @@ func TestSaveRemovesStaleTempFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if wrote, err := Save(t.Context(), dir, book, nil, SaveOptions{Options: "opts"}); err != nil || wrote {
+	if wrote, err := Save(t.Context(), dir, book, oneChunk, SaveOptions{Options: "opts"}); err != nil || wrote {
 		t.Fatalf("Save of the current book = %v, %v", wrote, err)
 	}
 	if exists(stale) || !exists(fresh) || !exists(other) {
 		t.Errorf("with the lock held: stale %v, fresh %v, other %v; want only the stale temp file removed", exists(stale), exists(fresh), exists(other))
 	}
 	writer.Unlock()
-	if _, err := Save(t.Context(), dir, book, nil, SaveOptions{Options: "opts"}); err != nil {
+	if _, err := Save(t.Context(), dir, book, oneChunk, SaveOptions{Options: "opts"}); err != nil {
 		t.Fatal(err)
 	}
 	if exists(fresh) || !exists(other) {
@@ -168,7 +168,7 @@ func TestLockExcludesSecondWriter(t *testing.T) {
 		t.Errorf("message %q, want it to say %q", err, want)
 	}
 	book := rag.Book{Title: "B", Hash: "h1"}
-	if _, err := Save(t.Context(), dir, book, nil, SaveOptions{Options: "opts", Source: "/b"}); !errors.As(err, &busy) {
+	if _, err := Save(t.Context(), dir, book, oneChunk, SaveOptions{Options: "opts", Source: "/b"}); !errors.As(err, &busy) {
 		t.Errorf("Save on a locked dir = %v, want a BusyError", err)
 	}
 	if _, err := Load(dir); !errors.Is(err, ErrNoIndex) {
@@ -177,7 +177,7 @@ func TestLockExcludesSecondWriter(t *testing.T) {
 	if err := first.Unlock(); err != nil {
 		t.Fatal(err)
 	}
-	if wrote, err := Save(t.Context(), dir, book, nil, SaveOptions{Options: "opts", Source: "/b"}); err != nil || !wrote {
+	if wrote, err := Save(t.Context(), dir, book, oneChunk, SaveOptions{Options: "opts", Source: "/b"}); err != nil || !wrote {
 		t.Errorf("Save after Unlock = %v, %v; want a write", wrote, err)
 	}
 }
@@ -189,10 +189,10 @@ func TestSaveAnotherBook(t *testing.T) {
 	for _, have := range []string{"/books/a", SampleSource} {
 		t.Run(have, func(t *testing.T) {
 			dir := t.TempDir()
-			if _, err := Save(t.Context(), dir, a, nil, SaveOptions{Options: "o", Source: have}); err != nil {
+			if _, err := Save(t.Context(), dir, a, oneChunk, SaveOptions{Options: "o", Source: have}); err != nil {
 				t.Fatal(err)
 			}
-			wrote, err := Save(t.Context(), dir, b, nil, SaveOptions{Options: "o", Source: "/books/b"})
+			wrote, err := Save(t.Context(), dir, b, oneChunk, SaveOptions{Options: "o", Source: "/books/b"})
 			var other *OtherBookError
 			if wrote || !errors.As(err, &other) {
 				t.Fatalf("Save = %v, %v; want an OtherBookError", wrote, err)

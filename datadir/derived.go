@@ -71,9 +71,10 @@ var (
 
 // LoadDerived decodes into v what SaveDerived kept in dir under key. It
 // fails when there is none under that key, or the file does not match its
-// sum or cannot be decoded: the caller derives it again.
+// sum or cannot be decoded, or is no regular file of at most MaxIndexBytes
+// (see ReadFile): the caller derives it again.
 func LoadDerived(dir, key string, v any) error {
-	b, err := os.ReadFile(filepath.Join(dir, DerivedName))
+	b, err := ReadFile(filepath.Join(dir, DerivedName), MaxIndexBytes)
 	if err != nil {
 		return fmt.Errorf("read derived data: %w", err)
 	}

@@ -60,7 +60,7 @@ func TestSaveRemovesStaleDerivedTemp(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := Save(t.Context(), dir, rag.Book{Hash: "h"}, nil, SaveOptions{Options: "o"}); err != nil {
+	if _, err := Save(t.Context(), dir, rag.Book{Hash: "h"}, oneChunk, SaveOptions{Options: "o"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{stale, staleKept} {

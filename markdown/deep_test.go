@@ -28,7 +28,7 @@ func nestedPages(n int) map[string]string {
 
 // loadWarned reads a book and chunks it, as a start does, with the
 // warnings it gave.
-func loadWarned(t *testing.T, fsys fstest.MapFS) ([]rag.Chunk, []string) {
+func loadWarned(t testing.TB, fsys fstest.MapFS) ([]rag.Chunk, []string) {
 	t.Helper()
 	var warned []string
 	opts := DefaultOptions()

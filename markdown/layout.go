@@ -113,6 +113,7 @@ func readLayout(fsys fs.FS, l *listing, hash io.Writer, opts Options) (layout, e
 			break
 		}
 	}
+	leaveOutFolderNavs(fsys, l, opts)
 	if len(l.notebooks) > 0 {
 		opts.warn(l.notebooks[0], fmt.Errorf("%w: %d notebooks are read in a Jupyter Book only (one with _toc.yml): %s", errSkipped, len(l.notebooks), someOf(l.notebooks, 3)))
 		l.notebooks = nil

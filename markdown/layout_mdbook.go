@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"slices"
 	"strings"
 
@@ -17,7 +18,8 @@ import (
 // root). A page named SUMMARY.md that does not read as a table of
 // contents stays a page. The SUMMARY.md taken leaves the pages, and so do
 // pages outside an mdBook's src folder (mdBook does not show them), with
-// a warning.
+// a warning. A SUMMARY.md of links to folders and to no page is a
+// literate-nav nav (see leaveOutFolderNavs), left out of the pages.
 type mdBookLayout struct{}
 
 // summaryPaths are where an mdBook's SUMMARY.md may be.
@@ -43,7 +45,14 @@ func (mdBookLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 		}
 		base := parentDir(sp)
 		entries, skipped, ok := parseSummary(page.CleanText(b), base)
+		if !ok && len(skipped) == 1 && errors.Is(skipped[0], errLongParagraph) {
+			opts.warn(sp, fmt.Errorf("read as a page, not a table of contents: %v", skipped[0]))
+			continue
+		}
 		if !listsAPage(entries, known) {
+			if ok && namesAFolder(entries, pageFolders(l.pages)) {
+				leaveOutNav(l, sp, opts)
+			}
 			continue
 		}
 		if !ok {
@@ -79,6 +88,63 @@ func withIntroduction(entries []tocEntry, pages []string) []tocEntry {
 func listsPath(entries []tocEntry, p string, depth int) bool {
 	for _, e := range entries {
 		if e.Path == p || depth < maxTocDepth && listsPath(e.Children, p, depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
+// leaveOutFolderNavs takes out of the pages each SUMMARY.md that reads as
+// a list of links naming folders of the book and none of its pages: the
+// nav of MkDocs' literate-nav plugin ("* [Guide](guide/)") in a book read
+// without it (no mkdocs.yml, or one without the plugin). Served, such a
+// file is a page of link titles, which answers nothing; the folders' pages
+// are read anyway. The root's and src/'s SUMMARY.md are left to
+// mdBookLayout, which reads them already.
+func leaveOutFolderNavs(fsys fs.FS, l *listing, opts Options) {
+	var navs []string
+	for _, p := range l.pages {
+		if path.Base(p) == summaryFile && !slices.Contains(summaryPaths, p) {
+			navs = append(navs, p)
+		}
+	}
+	if len(navs) == 0 {
+		return
+	}
+	known, folders := knownPages(l), pageFolders(l.pages)
+	for _, p := range navs {
+		b, err := readFile(fsys, p, opts.MaxFileBytes)
+		if err != nil {
+			continue // warned about when it is read as a page
+		}
+		entries, _, ok := parseSummary(page.CleanText(b), parentDir(p))
+		if ok && !listsAPage(entries, known) && namesAFolder(entries, folders) {
+			leaveOutNav(l, p, opts)
+		}
+	}
+}
+
+// leaveOutNav takes a nav of folders out of the pages, with a warning.
+func leaveOutNav(l *listing, p string, opts Options) {
+	l.pages = slices.DeleteFunc(l.pages, func(q string) bool { return q == p })
+	opts.warn(p, fmt.Errorf("%w: a nav of links to folders (as MkDocs' literate-nav plugin reads one), not a page; the folders' pages are read in folder order", errSkipped))
+}
+
+// pageFolders are the folders that hold pages, at any depth.
+func pageFolders(pages []string) map[string]bool {
+	folders := map[string]bool{}
+	for _, p := range pages {
+		for d := parentDir(p); d != "" && !folders[d]; d = parentDir(d) {
+			folders[d] = true
+		}
+	}
+	return folders
+}
+
+// namesAFolder reports a table of contents that links to a folder.
+func namesAFolder(entries []tocEntry, folders map[string]bool) bool {
+	for _, e := range entries {
+		if folders[e.Path] || namesAFolder(e.Children, folders) {
 			return true
 		}
 	}

@@ -129,11 +129,17 @@ func (mkDocsLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 		}
 	}
 	var entries []tocEntry
-	if conf.Nav.Kind == 0 {
+	tocFile := file
+	if nav, ok := lit.navFileEntries(base); ok {
+		// literate-nav: the docs folder's nav file is the nav, and a nav
+		// in mkdocs.yml is ignored, as the plugin does.
+		lit.idx.expanded[base] = true
+		entries, tocFile = nav, path.Join(base, lit.navFile)
+	} else if conf.Nav.Kind == 0 {
 		if lit.navFile == "" {
 			return lay, true, nil
 		}
-		// literate-nav: the docs folder's nav file is the nav.
+		// literate-nav without a nav file: the docs folder's pages.
 		entries = lit.folder(base, 0)
 	} else {
 		var err error
@@ -142,7 +148,7 @@ func (mkDocsLayout) read(fsys fs.FS, l *listing, hash io.Writer, opts Options) (
 			return lay, true, nil
 		}
 	}
-	lay.toc = &toc{file: file, entries: lit.expand(entries, 0)}
+	lay.toc = &toc{file: tocFile, entries: lit.expand(entries, 0)}
 	return lay, true, nil
 }
 
@@ -191,21 +197,8 @@ func (n literateNav) folderOf(ref, p string) string {
 // that reads as a list of links, else its pages.
 func (n literateNav) folder(dir string, depth int) []tocEntry {
 	n.idx.expanded[dir] = true
-	if n.navFile != "" {
-		nf := path.Join(dir, n.navFile)
-		if n.idx.files[nf] {
-			b, err := readFile(n.fsys, nf, n.opts.MaxFileBytes)
-			if err == nil {
-				entries, _, ok := parseSummary(page.CleanText(b), dir)
-				if ok {
-					n.hash.Write(b)
-					// The nav file is navigation, not a page to quote.
-					n.l.pages = slices.DeleteFunc(n.l.pages, func(p string) bool { return p == nf })
-					n.idx.remove(nf)
-					return entries
-				}
-			}
-		}
+	if entries, ok := n.navFileEntries(dir); ok {
+		return entries
 	}
 	pages := slices.Clone(n.idx.byDir[dir])
 	sort.SliceStable(pages, func(i, j int) bool {
@@ -220,6 +213,32 @@ func (n literateNav) folder(dir string, depth int) []tocEntry {
 		out = append(out, tocEntry{Ref: p, Path: pagePath(p)})
 	}
 	return out
+}
+
+// navFileEntries reads the folder's nav file, ok false when the plugin is
+// off, the folder has none or it does not read as a list of links. A nav
+// file read is taken out of the pages: it is navigation, not a page to
+// quote.
+func (n literateNav) navFileEntries(dir string) ([]tocEntry, bool) {
+	if n.navFile == "" {
+		return nil, false
+	}
+	nf := path.Join(dir, n.navFile)
+	if !n.idx.files[nf] {
+		return nil, false
+	}
+	b, err := readFile(n.fsys, nf, n.opts.MaxFileBytes)
+	if err != nil {
+		return nil, false
+	}
+	entries, _, ok := parseSummary(page.CleanText(b), dir)
+	if !ok {
+		return nil, false
+	}
+	n.hash.Write(b)
+	n.l.pages = slices.DeleteFunc(n.l.pages, func(p string) bool { return p == nf })
+	n.idx.remove(nf)
+	return entries, true
 }
 
 // hasFolder reports a page under dir.

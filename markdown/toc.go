@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -29,6 +30,10 @@ const (
 	// maxTocDepth bounds the nesting of a table of contents; a real one
 	// has three or four levels.
 	maxTocDepth = 32
+	// maxTocParagraph bounds the lines of a paragraph of a table of
+	// contents that holds a bracket which opens no link (see
+	// longParagraph); a real one has a few lines, of links.
+	maxTocParagraph = 64
 )
 
 // tocEntry is one line of a table of contents.
@@ -82,6 +87,9 @@ func listsAPage(entries []tocEntry, known map[string]bool) bool {
 // page named SUMMARY.md, not a table of contents. dir is the file's
 // folder.
 func parseSummary(src []byte, dir string) (entries []tocEntry, skipped []error, ok bool) {
+	if line, n := longParagraph(src); n > 0 {
+		return nil, []error{fmt.Errorf("line %d: %w (%d lines)", line, errLongParagraph, n)}, false
+	}
 	doc := page.Parse(src)
 	s := summaryReader{src: src, dir: dir}
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
@@ -100,6 +108,66 @@ func parseSummary(src []byte, dir string) (entries []tocEntry, skipped []error, 
 		}
 	}
 	return entries, s.skipped, len(entries) > 0 && len(s.skipped) < len(entries)
+}
+
+// errLongParagraph is parseSummary's reason for a file that is no table
+// of contents at all.
+var errLongParagraph = errors.New("a paragraph of text with brackets, not a table of contents")
+
+// longParagraph finds a paragraph (at any depth) of more than
+// maxTocParagraph lines with a "]" that closes no inline link: its line
+// and its length, 0 for none. No table of contents has one, and parsing
+// its inlines costs the square of its lines (goldmark looks for a link
+// reference from the paragraph's end back to each such bracket).
+func longParagraph(src []byte) (line, n int) {
+	if !bareBracket(src) {
+		return 0, 0 // the common case: no parse needed
+	}
+	var found ast.Node
+	ast.Walk(page.ParseStructure(src), func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch c.(type) {
+		case *ast.Paragraph, *ast.TextBlock:
+		default:
+			return ast.WalkContinue, nil
+		}
+		if c.Lines().Len() <= maxTocParagraph {
+			return ast.WalkContinue, nil
+		}
+		lines := c.Lines()
+		for i := range lines.Len() {
+			seg := lines.At(i)
+			v := seg.Value(src)
+			if bareBracket(v) {
+				found = c
+				return ast.WalkStop, nil
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	if found == nil {
+		return 0, 0
+	}
+	start, _ := page.BlockStart(found, src)
+	return 1 + bytes.Count(src[:start], []byte("\n")), found.Lines().Len()
+}
+
+// bareBracket reports a "]" in v that no "(" follows: one that closes no
+// inline link.
+func bareBracket(v []byte) bool {
+	for i := bytes.IndexByte(v, ']'); i >= 0; {
+		if i+1 >= len(v) || v[i+1] != '(' {
+			return true
+		}
+		k := bytes.IndexByte(v[i+1:], ']')
+		if k < 0 {
+			return false
+		}
+		i += 1 + k
+	}
+	return false
 }
 
 // summaryReader reads the blocks of a SUMMARY.md and notes what it skips.

@@ -247,7 +247,7 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress ingestProg
 		}
 		return ingested{Files: fsys, Index: ix, Dir: dir}, nil
 	}
-	if errors.Is(err, datadir.ErrCorrupt) {
+	if datadir.Unusable(err) {
 		opts.Warn(filepath.Join(dir, datadir.FileName), fmt.Errorf("not served: %w; rebuilding it from the book", errors.Unwrap(err)))
 	}
 	// The layout's warnings (pages left out, a table of contents naming no

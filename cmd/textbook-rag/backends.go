@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/textbook-rag/rag"
+	"github.com/textbook-rag/rag/datadir"
 	"github.com/textbook-rag/rag/dense"
 	rhttp "github.com/textbook-rag/rag/http"
 	"github.com/textbook-rag/rag/openai"
@@ -123,7 +124,7 @@ func (m *Main) openVectorStore(ctx context.Context, dim int) (rag.VectorStore, s
 }
 
 func stampCurrent(dir string, want embedStamp) bool {
-	b, err := os.ReadFile(filepath.Join(dir, stampFile))
+	b, err := datadir.ReadFile(filepath.Join(dir, stampFile), datadir.MaxSmallFileBytes)
 	if err != nil {
 		return false
 	}

@@ -93,7 +93,7 @@ var beforeSelfCheck func()
 // cannot be read (it is then computed again).
 func readStoredCheck(dir string) (storedCheck, bool) {
 	var st storedCheck
-	data, err := os.ReadFile(filepath.Join(dir, selfCheckFile))
+	data, err := datadir.ReadFile(filepath.Join(dir, selfCheckFile), datadir.MaxSmallFileBytes)
 	if err != nil || json.Unmarshal(data, &st) != nil {
 		return st, false
 	}
@@ -128,7 +128,7 @@ func saveSelfCheck(dir string, sc storedCheck) error {
 // loadSelfCheck reads the book folder's self-check; nil when there is
 // none (a book served before the self-check existed).
 func loadSelfCheck(dir string) (*report.SelfCheck, error) {
-	data, err := os.ReadFile(filepath.Join(dir, selfCheckFile))
+	data, err := datadir.ReadFile(filepath.Join(dir, selfCheckFile), datadir.MaxSmallFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

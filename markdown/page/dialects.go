@@ -427,7 +427,7 @@ func plainDialects(lines []string) []string {
 			pending = ""
 		}
 		// A role's text may run over a few lines of a paragraph.
-		if held < 3 && strings.TrimSpace(line) != "" && openRole.MatchString(line) {
+		if held < 3 && strings.Contains(line, "}`") && openRole.MatchString(line) {
 			pending, held = line, held+1
 			continue
 		}
@@ -671,18 +671,29 @@ func plainInline(line string) string {
 	if !strings.ContainsAny(line, "{@`(") {
 		return line
 	}
-	line = refCaption.ReplaceAllString(line, "")
-	line = role.ReplaceAllStringFunc(line, func(s string) string {
-		m := role.FindStringSubmatch(s)
-		return m[1] + plainRole(m[2], m[3])
-	})
-	line = inlineR.ReplaceAllString(line, "`$1`")
+	// Each expression runs only on a line that holds what it must match:
+	// most lines hold none, and a page may have millions.
+	if strings.HasPrefix(line, "(ref:") {
+		line = refCaption.ReplaceAllString(line, "")
+	}
+	if strings.Contains(line, "}`") {
+		line = role.ReplaceAllStringFunc(line, func(s string) string {
+			m := role.FindStringSubmatch(s)
+			return m[1] + plainRole(m[2], m[3])
+		})
+	}
+	if strings.Contains(line, "`") {
+		line = inlineR.ReplaceAllString(line, "`$1`")
+	}
 	// The rest is read outside code spans only.
 	parts := strings.Split(line, "`")
 	for i := 0; i < len(parts); i += 2 {
 		parts[i] = plainProse(parts[i])
 	}
 	line = strings.Join(parts, "`")
+	if !strings.Contains(line, "{") {
+		return line
+	}
 	if m := headingAttrs.FindStringSubmatch(line); m != nil {
 		id := ""
 		for _, f := range strings.Fields(m[2]) {
@@ -718,17 +729,26 @@ func plainRole(name, text string) string {
 // plainProse rewrites the shortcodes, cross-references, citations and
 // attributes of text outside code spans.
 func plainProse(line string) string {
-	line = shortcode.ReplaceAllString(line, "")
-	line = bookdownRef.ReplaceAllStringFunc(line, func(s string) string {
-		m := bookdownRef.FindStringSubmatch(s)
-		// The text names the kind itself: "Figure \@ref(fig:x)".
-		return m[2]
-	})
-	line = crossRef.ReplaceAllStringFunc(line, func(s string) string {
-		m := crossRef.FindStringSubmatch(s)
-		return m[1] + crossRefNames[m[2]] + " " + strings.ReplaceAll(m[3], "-", " ")
-	})
-	line = plainCitations(line)
+	if strings.Contains(line, "{{") {
+		line = shortcode.ReplaceAllString(line, "")
+	}
+	if strings.Contains(line, `\@ref(`) {
+		line = bookdownRef.ReplaceAllStringFunc(line, func(s string) string {
+			m := bookdownRef.FindStringSubmatch(s)
+			// The text names the kind itself: "Figure \@ref(fig:x)".
+			return m[2]
+		})
+	}
+	if strings.Contains(line, "@") {
+		line = crossRef.ReplaceAllStringFunc(line, func(s string) string {
+			m := crossRef.FindStringSubmatch(s)
+			return m[1] + crossRefNames[m[2]] + " " + strings.ReplaceAll(m[3], "-", " ")
+		})
+		line = plainCitations(line)
+	}
+	if !strings.Contains(line, "{") {
+		return line
+	}
 	return spanAttrs.ReplaceAllString(line, "$1")
 }
 

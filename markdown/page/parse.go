@@ -8,7 +8,9 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // FrontMatter is the simple `key: value` YAML a page starts with.
@@ -109,9 +111,53 @@ type block struct {
 
 var md = goldmark.New(goldmark.WithExtensions(extension.GFM))
 
+// structure parses the blocks of a page and not their text: the block
+// parsers and paragraph transformers (link reference definitions, GFM
+// tables) that md has, and no inline parser. A page's blocks are cut by
+// their source offsets, so only a heading's text needs its inlines (see
+// headingText). goldmark's inline parsing of a paragraph costs the square
+// of its lines when they hold brackets that are no links (each "]" looks
+// for a reference from the paragraph's last line back), and builds a node
+// for every link and run of text: left out here, a page of any shape is
+// parsed in time and memory linear in its bytes.
+var structure = parser.NewParser(
+	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+	parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	parser.WithParagraphTransformers(util.Prioritized(extension.NewTableParagraphTransformer(), 200)),
+)
+
+// ParseStructure parses Markdown's blocks as Parse does, without the text
+// inside them: no inline nodes, linear in the source whatever its shape.
+// A parser.WithContext option collects the link reference definitions.
+func ParseStructure(src []byte, opts ...parser.ParseOption) ast.Node {
+	return structure.Parse(text.NewReader(src), opts...)
+}
+
+// headingText is the plain text of a heading parsed by structure: its
+// source, parsed again with its inlines and the page's link reference
+// definitions, as md parses it in place.
+func headingText(raw string, refs []parser.Reference) string {
+	src := []byte(raw)
+	doc := Parse(src, refs...)
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		if h, ok := n.(*ast.Heading); ok {
+			return PlainText(h, src)
+		}
+	}
+	return ""
+}
+
 // Parse parses Markdown as pages are parsed (CommonMark with GitHub's
-// extensions): the site reads its Markdown tables of contents with it.
-func Parse(src []byte) ast.Node { return md.Parser().Parse(text.NewReader(src)) }
+// extensions), with link reference definitions given from elsewhere (the
+// rest of the file a paragraph was taken from): the site reads its
+// Markdown tables of contents with it.
+func Parse(src []byte, refs ...parser.Reference) ast.Node {
+	pc := parser.NewContext()
+	for _, r := range refs {
+		pc.AddReference(r)
+	}
+	return md.Parser().Parse(text.NewReader(src), parser.WithContext(pc))
+}
 
 // BlockStart is the offset of the line a block starts on, false for a
 // block with no text.
@@ -120,7 +166,8 @@ func BlockStart(n ast.Node, src []byte) (int, bool) { return startOf(n, src) }
 // parseBlocks parses a page body into top-level blocks, each carrying its
 // exact source text (list markers, fences and table pipes included).
 func parseBlocks(src []byte) []block {
-	doc := md.Parser().Parse(text.NewReader(src))
+	pc := parser.NewContext()
+	doc := structure.Parse(text.NewReader(src), parser.WithContext(pc))
 	type span struct {
 		n     ast.Node
 		start int
@@ -142,7 +189,7 @@ func parseBlocks(src []byte) []block {
 		raw := strings.TrimRight(string(src[sp.start:end]), " \t\r\n")
 		switch n := sp.n.(type) {
 		case *ast.Heading:
-			title := PlainText(n, src)
+			title := headingText(raw, pc.References())
 			custom := ""
 			if m := customID.FindStringSubmatch(title); m != nil {
 				custom = m[1]
