@@ -76,7 +76,7 @@ func (m *Main) openService(ctx context.Context) error {
 	m.closers = append(m.closers, m.History.Close)
 
 	// The pages come from the read the index was built from: one version.
-	page, err := web.New(m.Site.Files, web.Options{Title: m.Course})
+	page, err := web.New(m.Site.Tree, web.Options{Title: m.Course})
 	if err != nil {
 		return fmt.Errorf("reader's page: %w", err)
 	}
