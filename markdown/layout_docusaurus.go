@@ -30,9 +30,21 @@ type docusaurusSidebarLayout struct{}
 // sidebarFiles are the names of a Docusaurus sidebar file.
 var sidebarFiles = []string{"sidebars.js", "sidebars.ts"}
 
-// title: the Docusaurus config beside the docs folder names the site (ReadSiteTitle).
+// title: the Docusaurus config beside the docs folder names the site
+// (see siteTitleAbove).
 func (docusaurusSidebarLayout) title(root *os.Root) string {
 	return ""
+}
+
+// siteTitleAbove is the title of the Docusaurus site whose docs folder
+// the book in dir is (ReadSiteTitle of the folder above), "" when the book
+// read into files has a layout of its own: a Jupyter Book or an mdBook
+// beside a Docusaurus site is not that site's docs folder.
+func siteTitleAbove(dir string, files fs.FS) string {
+	if OwnsLayout(files) {
+		return ""
+	}
+	return ReadSiteTitle(filepath.Dir(dir))
 }
 
 func (docusaurusSidebarLayout) configs() []string { return sidebarFiles }

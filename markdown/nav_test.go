@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"path"
 	"reflect"
 	"testing"
 	"testing/fstest"
@@ -38,5 +39,36 @@ func TestTreeNav(t *testing.T) {
 	want := []string{"page index.md", "page early.md", "module guide/materials", "module guide/tools", "page appendix.md", "module part-9", "module part-10"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("navigation %q, want %q", got, want)
+	}
+}
+
+// linkTitle is Hugo's menu label: a Hugo site's pages are labelled by it,
+// a Docusaurus docs folder's are not (Docusaurus reads sidebar_label).
+func TestLinkTitleIsHugos(t *testing.T) {
+	page := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
+	const pump = "---\ntitle: Choosing a pond pump\nlinkTitle: Pumps\n---\n\nA pump moves water.\n"
+	for _, tt := range []struct {
+		name string
+		book fstest.MapFS
+		want string
+	}{
+		{"Hugo", fstest.MapFS{"hugo.toml": page("title = \"Ponds\"\n"), "content/_index.md": page("---\ntitle: Ponds\n---\n\nPonds.\n"), "content/pump.md": page(pump)}, "Pumps"},
+		{"Docusaurus", fstest.MapFS{"intro.md": page("# Ponds\n\nPonds.\n"), "pump.md": page(pump)}, "Choosing a pond pump"},
+		{"sidebar_label first", fstest.MapFS{"hugo.toml": page("title = \"Ponds\"\n"), "content/_index.md": page("---\ntitle: Ponds\n---\n\nPonds.\n"),
+			"content/pump.md": page("---\ntitle: Choosing a pond pump\nlinkTitle: Pumps\nsidebar_label: Pump\n---\n\nA pump moves water.\n")}, "Pump"},
+	} {
+		tree, err := ReadTree(t.Context(), tt.book, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		for _, c := range tree.Chapters {
+			if path.Base(c.File) == "pump.md" {
+				got = c.Label
+			}
+		}
+		if got != tt.want {
+			t.Errorf("%s: label %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 
 	"github.com/textbook-rag/rag"
 )
@@ -96,37 +95,40 @@ func readSource(ctx context.Context, src Source, opts Options) (fs.FS, error) {
 }
 
 // courseTitle names the course after the book read into files: the title
-// of the Docusaurus config in the folder above the book's (unless the book
-// has a layout of its own), else that of the layout's config (an mdBook's
-// book.toml, MkDocs site_name, Quarto book.title, bookdown book_title,
-// Jupyter Book or Jekyll title, ...: ReadLayoutTitle), else the title of
-// the book's root page, else src.Name or the book folder's name. A book
-// held in memory is named by its site's config, else its root page.
+// of the Docusaurus site the book is the docs folder of, else that of
+// the layout's config (an mdBook's book.toml, MkDocs site_name, Quarto
+// book.title, bookdown book_title, Jupyter Book or Jekyll title, ...:
+// each layout's title, see ReadLayoutTitle), else the title of the book's
+// root page, else src.Name or the book folder's name. A book held in
+// memory is named by its site's config, else its root page.
 func courseTitle(src Source, files fs.FS) string {
-	site := ""
-	if src.Dir == "" && src.Site != nil {
-		site = SiteTitle(src.Site)
-	} else if src.Dir != "" && !OwnsLayout(files) {
-		// A Jupyter Book or an mdBook beside a Docusaurus site is not
-		// that site's docs folder.
-		site = ReadSiteTitle(filepath.Dir(src.Dir))
-	}
-	if site != "" {
-		return site
-	}
-	if src.Dir != "" {
-		if t := ReadBookTomlTitle(src.Dir); t != "" {
-			return t
+	var titles []func() string
+	if src.Dir == "" {
+		titles = []func() string{
+			func() string { return siteTitleIn(src.Site) },
+			func() string { return RootPageTitle(files) },
 		}
-		if t := ReadLayoutTitle(src.Dir); t != "" {
-			return t
+	} else {
+		titles = []func() string{
+			func() string { return siteTitleAbove(src.Dir, files) },
+			func() string { return ReadLayoutTitle(src.Dir) },
+			func() string { return RootPageTitle(files) },
+			func() string { return src.Name },
+			func() string { return FolderTitle(src.Dir) },
 		}
 	}
-	if t := RootPageTitle(files); t != "" {
-		return t
+	for _, title := range titles {
+		if t := title(); t != "" {
+			return t
+		}
 	}
-	if src.Name != "" || src.Dir == "" {
-		return src.Name
+	return src.Name
+}
+
+// siteTitleIn is SiteTitle of a site that may be nil (none).
+func siteTitleIn(site fs.FS) string {
+	if site == nil {
+		return ""
 	}
-	return FolderTitle(src.Dir)
+	return SiteTitle(site)
 }

@@ -278,9 +278,6 @@ func newChapter(p string, raw []byte, base string, vars page.Vars) *Chapter {
 	}
 	c.Label = fm["sidebar_label"]
 	if c.Label == "" {
-		c.Label = fm["linkTitle"] // Hugo's
-	}
-	if c.Label == "" {
 		c.Label = c.Title
 	}
 	return c
