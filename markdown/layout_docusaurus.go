@@ -39,12 +39,25 @@ func (docusaurusSidebarLayout) title(root *os.Root) string {
 // siteTitleAbove is the title of the Docusaurus site whose docs folder
 // the book in dir is (ReadSiteTitle of the folder above), "" when the book
 // read into files has a layout of its own: a Jupyter Book or an mdBook
-// beside a Docusaurus site is not that site's docs folder.
+// beside a Docusaurus site is not that site's docs folder. An mdBook's
+// book.toml is no file of the book read (only its SUMMARY.md is), so it
+// is looked for in dir.
 func siteTitleAbove(dir string, files fs.FS) string {
-	if OwnsLayout(files) {
+	if OwnsLayout(files) || hasBookToml(dir) {
 		return ""
 	}
 	return ReadSiteTitle(filepath.Dir(dir))
+}
+
+// hasBookToml reports an mdBook's book.toml in the folder dir.
+func hasBookToml(dir string) bool {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	_, err = root.Lstat("book.toml")
+	return err == nil
 }
 
 func (docusaurusSidebarLayout) configs() []string { return sidebarFiles }

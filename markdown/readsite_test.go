@@ -43,10 +43,11 @@ func TestReadSite(t *testing.T) {
 			"docs/_partials/tip.md": "A partial.\n",
 		}, "docs", "Pond Keeping", []string{"intro.md", "01-liners/a.md", "02-pumps/b.md"}, "_partials: skipped"},
 		{"mdBook's book.toml", map[string]string{
-			"book/book.toml":      "[book]\ntitle = \"Gears and Levers\"\n",
-			"book/src/SUMMARY.md": "# Summary\n\n- [Levers](levers.md)\n- [Gears](gears.md)\n- [Missing](missing.md)\n",
-			"book/src/gears.md":   "# Gears\n\nGears turn.\n",
-			"book/src/levers.md":  "# Levers\n\nLevers lift.\n",
+			"book/book.toml":       "[book]\ntitle = \"Gears and Levers\"\n",
+			"book/src/SUMMARY.md":  "# Summary\n\n- [Levers](levers.md)\n- [Gears](gears.md)\n- [Missing](missing.md)\n",
+			"book/src/gears.md":    "# Gears\n\nGears turn.\n",
+			"book/src/levers.md":   "# Levers\n\nLevers lift.\n",
+			"docusaurus.config.js": "module.exports = {title: 'Not This Site', baseUrl: '/'};",
 		}, "book", "Gears and Levers", []string{"src/levers.md", "src/gears.md"}, "src/SUMMARY.md: lists \"missing.md\""},
 		{"root page", map[string]string{
 			"notes/index.md": "# Soil Physics\n\nSoil holds water.\n",
