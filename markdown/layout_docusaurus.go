@@ -30,9 +30,34 @@ type docusaurusSidebarLayout struct{}
 // sidebarFiles are the names of a Docusaurus sidebar file.
 var sidebarFiles = []string{"sidebars.js", "sidebars.ts"}
 
-// title: the Docusaurus config beside the docs folder names the site (ReadSiteTitle).
+// title: the Docusaurus config beside the docs folder names the site
+// (see siteTitleAbove).
 func (docusaurusSidebarLayout) title(root *os.Root) string {
 	return ""
+}
+
+// siteTitleAbove is the title of the Docusaurus site whose docs folder
+// the book in dir is (ReadSiteTitle of the folder above), "" when the book
+// read into files has a layout of its own: a Jupyter Book or an mdBook
+// beside a Docusaurus site is not that site's docs folder. An mdBook's
+// book.toml is no file of the book read (only its SUMMARY.md is), so it
+// is looked for in dir.
+func siteTitleAbove(dir string, files fs.FS) string {
+	if OwnsLayout(files) || hasBookToml(dir) {
+		return ""
+	}
+	return ReadSiteTitle(filepath.Dir(dir))
+}
+
+// hasBookToml reports an mdBook's book.toml in the folder dir.
+func hasBookToml(dir string) bool {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	_, err = root.Lstat("book.toml")
+	return err == nil
 }
 
 func (docusaurusSidebarLayout) configs() []string { return sidebarFiles }

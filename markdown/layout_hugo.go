@@ -492,12 +492,16 @@ func humanTitle(name string) string {
 	return string(unicode.ToUpper(r)) + name[n:]
 }
 
-// hugoChapter places a Hugo page: a page bundle's index.md is a page of
-// the section above it (see hugoBundle); a section's _index.md without a
-// title is titled by its linkTitle, else by its folder's name (the home
-// page's by the site's title).
+// hugoChapter places a Hugo page: its menu label is its linkTitle; a
+// page bundle's index.md is a page of the section above it (see
+// hugoBundle); a section's _index.md without a title is titled by its
+// linkTitle, else by its folder's name (the home page's by the site's
+// title).
 func hugoChapter(siteTitle string) func(c *Chapter) {
 	return func(c *Chapter) {
+		if t := c.page.FrontMatter["linkTitle"]; t != "" && c.page.FrontMatter["sidebar_label"] == "" {
+			c.Label = t
+		}
 		hugoBundle(c)
 		// A section's page is its _index.md: a README.md or a page named
 		// like its folder is one of its pages.

@@ -26,7 +26,7 @@ type mdBookLayout struct{}
 var summaryPaths = []string{summaryFile, "src/" + summaryFile}
 
 // title: an mdBook names itself in book.toml (ReadBookTomlTitle).
-func (mdBookLayout) title(*os.Root) string { return "" }
+func (mdBookLayout) title(root *os.Root) string { return bookTomlTitle(root) }
 
 func (mdBookLayout) configs() []string { return nil } // SUMMARY.md is a page until it is read
 

@@ -63,6 +63,14 @@ func DefaultOptions() Options {
 	return Options{TargetTokens: 450, MaxTokens: 1000, MinTokens: 100, OverlapTokens: 50, MaxFileBytes: 8 << 20}
 }
 
+// Fingerprint names the chunker's version and sizes (the defaults for
+// sizes not set), as an index stores them: an index cut otherwise is cut
+// again.
+func (o Options) Fingerprint() string {
+	o = o.withDefaults()
+	return fmt.Sprintf("chunker=%s target=%d max=%d min=%d overlap=%d", Version, o.TargetTokens, o.MaxTokens, o.MinTokens, o.OverlapTokens)
+}
+
 func (o Options) sizes() page.Sizes {
 	return page.Sizes{Target: o.TargetTokens, Max: o.MaxTokens, Min: o.MinTokens, Overlap: o.OverlapTokens}
 }
@@ -124,12 +132,17 @@ func hidden(name string) bool { return strings.HasPrefix(name, "_") || strings.H
 // stops with ctx's error when ctx is done.
 func Load(ctx context.Context, fsys fs.FS, opts Options) (rag.Book, []rag.Chunk, error) {
 	opts = opts.withDefaults()
-	// Hold the token encoder until the whole book is chunked (see encoder).
-	defer page.HoldEncoder()()
 	t, err := ReadTree(ctx, fsys, opts)
 	if err != nil {
 		return rag.Book{}, nil, err
 	}
+	return chunkTree(ctx, t, opts)
+}
+
+// chunkTree cuts a book read into t into chunks, in book order.
+func chunkTree(ctx context.Context, t *Tree, opts Options) (rag.Book, []rag.Chunk, error) {
+	// Hold the token encoder until the whole book is chunked (see encoder).
+	defer page.HoldEncoder()()
 	book := rag.Book{Title: t.Title, Hash: t.Hash}
 	// Chapters at the book's root belong to no module; their chunks name
 	// the book instead.

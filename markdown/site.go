@@ -310,6 +310,11 @@ func ReadBookTomlTitle(dir string) string {
 		return ""
 	}
 	defer root.Close()
+	return bookTomlTitle(root)
+}
+
+// bookTomlTitle is ReadBookTomlTitle in the book folder root.
+func bookTomlTitle(root *os.Root) string {
 	raw, _, err := readInRoot(root, "book.toml", maxConfigBytes)
 	if err != nil {
 		return ""

@@ -10,7 +10,7 @@ import (
 )
 
 // ReadLayoutTitle returns the course's name as the book's layout config
-// gives it (MkDocs site_name, Jupyter Book's title, Quarto book.title,
+// gives it (an mdBook's book.toml, MkDocs site_name, Jupyter Book's title, Quarto book.title,
 // bookdown book_title, a Hugo or Sphinx project's title: each layout's
 // title), looked for in the book folder dir and, for an MkDocs docs
 // folder, in the folder above; "" when none names one. The files are

@@ -32,8 +32,19 @@ type Tree struct {
 	// Modules are the folders that hold chapters, at whatever depth, in
 	// sidebar order.
 	Modules []*Module
+	// Nav is the top level of the site's navigation: the chapters at the
+	// book's root and the modules, in the order the sidebar shows them
+	// (see navigation). The reader's page shows it as it is.
+	Nav []Entry
 
 	folders map[string]*folder
+}
+
+// Entry is one entry of the top level of the navigation: a chapter at the
+// book's root or a module, the other nil.
+type Entry struct {
+	Chapter *Chapter
+	Module  *Module
 }
 
 // ErrNoChapters is the error of a book without a page to read.
@@ -195,8 +206,47 @@ func ReadTree(ctx context.Context, fsys fs.FS, opts Options) (*Tree, error) {
 	if lay.title != "" {
 		t.Title = lay.title
 	}
+	t.Nav = navigation(t)
 	t.Hash = hex.EncodeToString(hash.Sum(nil))
 	return t, nil
+}
+
+// navigation orders the top level as a Docusaurus sidebar does: the root's
+// index page first, then root chapters and top folders by position and
+// name (naturally: "chapter-9" before "chapter-10"). A top folder that is
+// not a module itself lists its modules, in the tree's order, in its place.
+func navigation(t *Tree) []Entry {
+	type entry struct {
+		rank
+		items []Entry
+	}
+	var entries []entry
+	for _, c := range t.Chapters {
+		if c.ModuleID == "" {
+			entries = append(entries, entry{rank{c.IsIndex, c.Position, path.Base(c.File)}, []Entry{{Chapter: c}}})
+		}
+	}
+	top := map[string]int{}
+	for _, m := range t.Modules {
+		name := strings.SplitN(m.ID, "/", 2)[0]
+		i, ok := top[name]
+		if !ok {
+			i = len(entries)
+			top[name] = i
+			pos := m.Position
+			if name != m.ID {
+				pos = t.FolderPosition(name)
+			}
+			entries = append(entries, entry{rank: rank{pos: pos, name: name}})
+		}
+		entries[i].items = append(entries[i].items, Entry{Module: m})
+	}
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].less(entries[j].rank) })
+	var nav []Entry
+	for _, e := range entries {
+		nav = append(nav, e.items...)
+	}
+	return nav
 }
 
 // newChapter reads a page. base is the folder the book's pages are in
@@ -227,9 +277,6 @@ func newChapter(p string, raw []byte, base string, vars page.Vars) *Chapter {
 		c.Title = stripNumberPrefix(s)
 	}
 	c.Label = fm["sidebar_label"]
-	if c.Label == "" {
-		c.Label = fm["linkTitle"] // Hugo's
-	}
 	if c.Label == "" {
 		c.Label = c.Title
 	}
@@ -417,14 +464,26 @@ func assignModules(t *Tree, chapters []*Chapter, folders map[string]*folder) {
 func sortChapters(cs []*Chapter) {
 	sort.SliceStable(cs, func(i, j int) bool {
 		a, b := cs[i], cs[j]
-		if a.IsIndex != b.IsIndex {
-			return a.IsIndex
-		}
-		if a.Position != b.Position {
-			return a.Position < b.Position
-		}
-		return NaturalLess(a.File, b.File)
+		return rank{a.IsIndex, a.Position, a.File}.less(rank{b.IsIndex, b.Position, b.File})
 	})
+}
+
+// rank is where an entry goes in a sidebar: index pages first, then by
+// position, then by name, naturally.
+type rank struct {
+	index bool
+	pos   float64
+	name  string
+}
+
+func (a rank) less(b rank) bool {
+	if a.index != b.index {
+		return a.index
+	}
+	if a.pos != b.pos {
+		return a.pos < b.pos
+	}
+	return NaturalLess(a.name, b.name)
 }
 
 // NaturalLess orders names with numbers as a reader does: "chapter-2"

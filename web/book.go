@@ -1,20 +1,14 @@
 package web
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"html/template"
-	"io/fs"
-	"path"
-	"sort"
-	"strings"
 
 	chunker "github.com/textbook-rag/rag/markdown"
 )
 
 // book is the reader's view of the book tree the chunker reads
-// (markdown.ReadTree): the same modules, chapters, titles and order, so
+// (markdown.ReadSite): the same modules, chapters, titles and order, so
 // the pages and the tutor's sources never disagree.
 type book struct {
 	// items is the navigation in book order: root chapters and modules.
@@ -47,18 +41,14 @@ type chapter struct {
 	hasH1 bool // the Markdown has its own H1
 }
 
-// loadBook reads the book with the chunker's loader and renders its pages.
-func loadBook(fsys fs.FS) (*book, error) {
+// loadBook renders the pages of the book tree the chunker read; a nil
+// tree is an empty book, which shows the welcome page.
+func loadBook(tree *chunker.Tree) (*book, error) {
 	b := &book{byRoute: map[string]*chapter{}, aliases: map[string]*chapter{}, byFile: map[string]*chapter{}, modules: map[string]*module{}}
-	tree, err := chunker.ReadTree(context.Background(), fsys, chunker.DefaultOptions())
-	if errors.Is(err, chunker.ErrNoChapters) {
-		return b, nil // an empty book shows the welcome page
-	}
-	if err != nil {
-		return nil, err
+	if tree == nil {
+		return b, nil
 	}
 	wrap := map[*chunker.Chapter]*chapter{}
-	var root []*chapter
 	for _, tc := range tree.Chapters {
 		c := &chapter{Chapter: tc, URL: "/docs/" + tc.Route}
 		if tc.Route == "" {
@@ -70,10 +60,8 @@ func loadBook(fsys fs.FS) (*book, error) {
 		if tc.ID != tc.Route {
 			b.aliases[tc.ID] = c // the doc id: older links used it
 		}
-		if tc.ModuleID == "" {
-			root = append(root, c)
-		}
 	}
+	wrapModule := map[*chunker.Module]*module{}
 	for _, tm := range tree.Modules {
 		m := &module{ID: tm.ID, Title: tm.Title}
 		for _, tc := range tm.Chapters {
@@ -83,17 +71,21 @@ func loadBook(fsys fs.FS) (*book, error) {
 		if tm.Index != nil {
 			m.landing = wrap[tm.Index]
 		}
+		wrapModule[tm] = m
 		b.modules[tm.ID] = m
 		if b.modules[tm.Route] == nil {
 			b.modules[tm.Route] = m
 		}
 	}
-	b.items = navigation(tree, root, b.modules)
-	for _, it := range b.items {
-		if it.Chapter != nil {
-			b.chapters = append(b.chapters, it.Chapter)
+	// The navigation is the tree's, in the tree's order.
+	for _, e := range tree.Nav {
+		if e.Chapter != nil {
+			b.items = append(b.items, navItem{Chapter: wrap[e.Chapter]})
+			b.chapters = append(b.chapters, wrap[e.Chapter])
 		} else {
-			b.chapters = append(b.chapters, it.Module.Chapters...)
+			m := wrapModule[e.Module]
+			b.items = append(b.items, navItem{Module: m})
+			b.chapters = append(b.chapters, m.Chapters...)
 		}
 	}
 	for _, c := range b.chapters {
@@ -102,53 +94,6 @@ func loadBook(fsys fs.FS) (*book, error) {
 		}
 	}
 	return b, nil
-}
-
-// navigation orders the top level as a Docusaurus sidebar does: the root's
-// index page first, then root chapters and top folders by position and
-// name (naturally: "chapter-9" before "chapter-10"). A top folder that is
-// not a module itself lists its modules, in the tree's order, in its place.
-func navigation(tree *chunker.Tree, root []*chapter, modules map[string]*module) []navItem {
-	type entry struct {
-		index bool
-		pos   float64
-		name  string
-		items []navItem
-	}
-	var entries []entry
-	for _, c := range root {
-		entries = append(entries, entry{index: c.IsIndex, pos: c.Position, name: path.Base(c.File), items: []navItem{{Chapter: c}}})
-	}
-	top := map[string]int{}
-	for _, tm := range tree.Modules {
-		name := strings.SplitN(tm.ID, "/", 2)[0]
-		i, ok := top[name]
-		if !ok {
-			i = len(entries)
-			top[name] = i
-			pos := tm.Position
-			if name != tm.ID {
-				pos = tree.FolderPosition(name)
-			}
-			entries = append(entries, entry{pos: pos, name: name})
-		}
-		entries[i].items = append(entries[i].items, navItem{Module: modules[tm.ID]})
-	}
-	sort.SliceStable(entries, func(i, j int) bool {
-		a, b := entries[i], entries[j]
-		if a.index != b.index {
-			return a.index
-		}
-		if a.pos != b.pos {
-			return a.pos < b.pos
-		}
-		return chunker.NaturalLess(a.name, b.name)
-	})
-	var items []navItem
-	for _, e := range entries {
-		items = append(items, e.items...)
-	}
-	return items
 }
 
 // HasH1 reports whether the chapter's Markdown has its own title heading.

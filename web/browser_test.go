@@ -262,7 +262,7 @@ func (s *standIn) messages(w http.ResponseWriter, r *http.Request) {
 // startStandIn serves the book pages and the stand-in API on one origin.
 func startStandIn(t *testing.T) (*httptest.Server, *standIn) {
 	t.Helper()
-	h, err := web.New(browserBook(), web.Options{Title: "Robotics Primer"})
+	h, err := newPage(browserBook(), web.Options{Title: "Robotics Primer"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func TestFavicon(t *testing.T) {
 
 // The widget names the course, and no name ends the script it is in.
 func TestWidgetNamesTheCourse(t *testing.T) {
-	h, err := web.New(testBook(), web.Options{Title: `Robots & <Rovers> "101"`})
+	h, err := newPage(testBook(), web.Options{Title: `Robots & <Rovers> "101"`})
 	if err != nil {
 		t.Fatal(err)
 	}

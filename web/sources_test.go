@@ -28,7 +28,7 @@ func nestedBook() fstest.MapFS {
 }
 
 func TestNestedBookPages(t *testing.T) {
-	h, err := web.New(nestedBook(), web.Options{})
+	h, err := newPage(nestedBook(), web.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestSourcesLinkToPages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h, err := web.New(fsys, web.Options{})
+			h, err := newPage(fsys, web.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,11 +20,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	chunker "github.com/textbook-rag/rag/markdown"
 )
 
 //go:embed templates/page.html static/page.css static/page.js static/widget.js static/widget.css
@@ -64,8 +65,9 @@ type asset struct {
 	etag string
 }
 
-// New reads the book (a Docusaurus-style docs tree) and prepares its pages.
-func New(bookFS fs.FS, opts Options) (*Handler, error) {
+// New prepares the pages of the book read into tree (markdown.ReadSite's
+// Tree), in its order; a nil tree is an empty book.
+func New(tree *chunker.Tree, opts Options) (*Handler, error) {
 	if opts.Title == "" {
 		opts.Title = "Textbook"
 	}
@@ -74,7 +76,7 @@ func New(bookFS fs.FS, opts Options) (*Handler, error) {
 		opts.BookURL = "/docs"
 	}
 	opts.BookURL = strings.TrimRight(opts.BookURL, "/")
-	b, err := loadBook(bookFS)
+	b, err := loadBook(tree)
 	if err != nil {
 		return nil, fmt.Errorf("load book: %w", err)
 	}

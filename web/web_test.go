@@ -93,7 +93,7 @@ Simulation intro.
 
 func newHandler(t *testing.T) *web.Handler {
 	t.Helper()
-	h, err := web.New(testBook(), web.Options{Title: "Test <Book>"})
+	h, err := newPage(testBook(), web.Options{Title: "Test <Book>"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func TestLinksBetweenChapters(t *testing.T) {
 }
 
 func TestOptions(t *testing.T) {
-	h, err := web.New(testBook(), web.Options{APIBase: "https://tutor.example/", BookURL: "https://course.example/docs/"})
+	h, err := newPage(testBook(), web.Options{APIBase: "https://tutor.example/", BookURL: "https://course.example/docs/"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func TestOptions(t *testing.T) {
 }
 
 func TestEmptyBook(t *testing.T) {
-	h, err := web.New(fstest.MapFS{}, web.Options{})
+	h, err := newPage(fstest.MapFS{}, web.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func TestEmptyBook(t *testing.T) {
 // Two pages with one id (Docusaurus refuses to build such a site) are both
 // served, the second at its file path, as the chunker names them.
 func TestDuplicateRoutes(t *testing.T) {
-	h, err := web.New(fstest.MapFS{
+	h, err := newPage(fstest.MapFS{
 		"m/a.md": {Data: []byte("---\nid: same\n---\n# A\n\nPage a.")},
 		"m/b.md": {Data: []byte("---\nid: same\n---\n# B\n\nPage b.")},
 	}, web.Options{})
@@ -337,7 +337,7 @@ func TestMethodNotAllowed(t *testing.T) {
 func TestSharedCorpus(t *testing.T) {
 	dir := "../../shared/corpus/physical-ai-textbook"
 	sharedtest.Require(t, dir)
-	h, err := web.New(os.DirFS(dir), web.Options{})
+	h, err := newPage(os.DirFS(dir), web.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +354,7 @@ func TestSharedCorpus(t *testing.T) {
 // that introduces the module: its title names the module and it is the
 // page at /docs/<module>.
 func TestReadmeIsModuleIndex(t *testing.T) {
-	h, err := web.New(fstest.MapFS{
+	h, err := newPage(fstest.MapFS{
 		"tools/README.md":  {Data: []byte("# Garden Tools\n\nGrippers and sprayers.\n")},
 		"tools/gripper.md": {Data: []byte("---\nsidebar_position: 1\n---\n# Soft Grippers\n\nSilicone fingers.\n")},
 	}, web.Options{})
@@ -374,7 +374,7 @@ func TestReadmeIsModuleIndex(t *testing.T) {
 // A doc-builder course's pages come in the order and under the titles of
 // its _toctree.yml; a heading's [[anchor]] is its id on the page, not text.
 func TestDocBuilderPages(t *testing.T) {
-	h, err := web.New(os.DirFS("../markdown/testdata/docbuilder"), web.Options{})
+	h, err := newPage(os.DirFS("../markdown/testdata/docbuilder"), web.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,7 +416,7 @@ func TestDocBuilderPages(t *testing.T) {
 // SUMMARY.md (a page it does not list is no page of the book), its
 // includes are read, and its .html links lead to pages.
 func TestMdBookPages(t *testing.T) {
-	h, err := web.New(os.DirFS("../markdown/testdata/mdbook"), web.Options{})
+	h, err := newPage(os.DirFS("../markdown/testdata/mdbook"), web.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,7 +462,7 @@ func TestMdBookPages(t *testing.T) {
 // A Quarto book's pages come in the order of its _quarto.yml, and its
 // links to .qmd files and to the .html pages Quarto builds lead to pages.
 func TestQuartoPages(t *testing.T) {
-	h, err := web.New(os.DirFS("../markdown/testdata/layouts/quarto"), web.Options{})
+	h, err := newPage(os.DirFS("../markdown/testdata/layouts/quarto"), web.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -528,7 +528,7 @@ func TestCodeCellsAndMath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.book, func(t *testing.T) {
-			h, err := web.New(os.DirFS("../markdown/testdata/layouts/"+tt.book), web.Options{})
+			h, err := newPage(os.DirFS("../markdown/testdata/layouts/"+tt.book), web.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

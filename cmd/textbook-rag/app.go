@@ -53,9 +53,9 @@ type Main struct {
 	// DefaultRefusalLog, set before Open, is the file in Dir the refusal
 	// log goes to when Config.RefusalLog is empty; "" means stderr.
 	DefaultRefusalLog string
-	// Files is the book as read at start, in memory (nil when the index
-	// was only loaded): the reader's pages are built from it.
-	Files fs.FS
+	// Site is the book as read at start (nil when the index was only
+	// loaded): the reader's pages are built from it.
+	Site *markdown.Site
 	// Lexical is the built-in retriever; Answerer is the tutor's evidence
 	// finder, whichever retriever runs. Both read the book's analysis.
 	Lexical  *lexical.Index
@@ -72,7 +72,7 @@ type Main struct {
 	Server  *rhttp.Server
 
 	// pagesFirst, set by OpenService, has the start build the reader's
-	// pages (pages) from Files as soon as the book is read.
+	// pages (pages) from Site as soon as the book is read.
 	pagesFirst bool
 	pages      *web.Handler
 
@@ -115,30 +115,21 @@ func bookFS(cfg Config) (fs.FS, string, error) {
 	return os.DirFS(cfg.Docs), cfg.Docs, nil
 }
 
-// readBook reads the configured book into memory, once: a folder through
-// markdown.ReadDir (inside the folder, no links followed, no FIFO waited
-// on) with the site config above it (a Docusaurus sidebar, an
-// mkdocs.yml), or the built-in sample.
-func readBook(ctx context.Context, cfg Config, opts markdown.Options) (fs.FS, error) {
+// readSite reads the configured book once (see markdown.ReadSite): a
+// folder, with the site config above it, or the built-in sample.
+func readSite(ctx context.Context, cfg Config, opts markdown.Options) (*markdown.Site, error) {
 	if cfg.Docs == "" {
-		return markdown.ReadFS(ctx, sample.Docs(), opts)
+		return markdown.ReadSite(ctx, markdown.Source{FS: sample.Docs(), Site: sample.Site(), Name: "Sample textbook"}, opts)
 	}
 	if _, _, err := bookFS(cfg); err != nil {
 		return nil, err
 	}
-	fsys, err := markdown.ReadDir(ctx, cfg.Docs, opts)
-	if err != nil {
-		return nil, err
-	}
-	// A Docusaurus sidebar or an mkdocs.yml lives beside the docs
-	// folder, not in it.
-	return markdown.BringSiteConfig(fsys, cfg.Docs), nil
+	return markdown.ReadSite(ctx, markdown.Source{Dir: bookSource(cfg)}, opts)
 }
 
 // chunkOptions fingerprints the chunker settings stored with an index.
 func chunkOptions() string {
-	o := markdown.DefaultOptions()
-	return fmt.Sprintf("chunker=%s target=%d max=%d min=%d overlap=%d", markdown.Version, o.TargetTokens, o.MaxTokens, o.MinTokens, o.OverlapTokens)
+	return markdown.Options{}.Fingerprint()
 }
 
 // bookSource names the configured book in the index: the folder's
@@ -153,53 +144,16 @@ func bookSource(cfg Config) string {
 	return cfg.Docs
 }
 
-// courseTitle names the course after the book read into files: the title
-// of the Docusaurus config in the folder above the book's (unless the book
-// has a layout of its own), else that of
-// an mdBook's book.toml, else that of the layout's config (MkDocs
-// site_name, Quarto book.title, bookdown book_title, Jupyter Book or
-// Jekyll title), else the title of the book's root page, else the
-// book folder's name. The sample is
-// named by the same rule, from its own site config.
-func courseTitle(cfg Config, files fs.FS) string {
-	site := ""
-	if cfg.Docs == "" {
-		site = markdown.SiteTitle(sample.Site())
-	} else if !markdown.OwnsLayout(files) {
-		// A Jupyter Book or an mdBook beside a Docusaurus site is not
-		// that site's docs folder.
-		site = markdown.ReadSiteTitle(filepath.Dir(bookSource(cfg)))
-	}
-	if site != "" {
-		return site
-	}
-	if cfg.Docs != "" {
-		if t := markdown.ReadBookTomlTitle(bookSource(cfg)); t != "" {
-			return t
-		}
-		if t := markdown.ReadLayoutTitle(bookSource(cfg)); t != "" {
-			return t
-		}
-	}
-	if t := markdown.RootPageTitle(files); t != "" {
-		return t
-	}
-	if cfg.Docs == "" {
-		return "Sample textbook"
-	}
-	return markdown.FolderTitle(bookSource(cfg))
-}
-
 // writerWait is how long an ingest that a command runs on its own (serve,
 // ask...) waits for another process writing the index: replicas of one
 // book starting together wait for the first instead of failing.
 const writerWait = 30 * time.Second
 
-// ingested is one read of the book: the files as read, in memory, and the
-// index built from them. What a command serves comes from both, so the
-// pages and the answers show the same version of the book.
+// ingested is one read of the book: the site as read and the index built
+// from it. What a command serves comes from both, so the pages and the
+// answers show the same version of the book.
 type ingested struct {
-	Files fs.FS
+	Site  *markdown.Site
 	Index *datadir.Index
 	Dir   string // the book's folder in the data directory
 	Wrote bool   // the folder's index was replaced
@@ -207,62 +161,46 @@ type ingested struct {
 
 // ingest reads the book and replaces the index in the book's own folder
 // of the data directory when the book changed; files left out of the
-// book are reported to warn. progress, when not nil, follows it. A cancelled ctx
+// book are reported to warn, at each start (the book's structure is read
+// each time). progress, when not nil, follows it. A cancelled ctx
 // (SIGINT, SIGTERM) stops it. Each book has its folder (datadir.Locate),
 // so books on one data directory never replace each other's index, and a
 // book whose index is current writes nothing. explicit is the ingest
 // command's: it fails at once when another process is writing, where the
 // others wait for it.
 func ingest(ctx context.Context, cfg Config, warn io.Writer, progress ingestProgress, explicit bool) (ingested, error) {
-	opts := markdown.DefaultOptions()
+	var opts markdown.Options
 	if progress != nil {
 		opts.Progress, opts.Chunked = progress.Pages, progress.Chunks
 	}
 	opts.Warn = func(path string, err error) {
 		fmt.Fprintf(warn, "textbook-rag: warning: %s: %v\n", path, err)
 	}
-	fsys, err := readBook(ctx, cfg, opts)
+	site, err := readSite(ctx, cfg, opts)
 	if err != nil {
 		return ingested{}, fmt.Errorf("ingest: %w", err)
 	}
-	input, err := inputPrint(fsys)
+	input, err := inputPrint(site.Files)
 	if err != nil {
 		return ingested{}, fmt.Errorf("ingest: %w", err)
 	}
-	if cfg.Docs != "" {
-		markdown.WarnNestedConfigs(bookSource(cfg), opts.Warn)
-	}
-	so := datadir.SaveOptions{Options: chunkOptions(), Source: bookSource(cfg), Course: capCourseName(courseTitle(cfg, fsys)), Input: input}
+	// The layout's warnings (pages left out, a table of contents naming no
+	// page) are kept with the index.
+	so := datadir.SaveOptions{Options: chunkOptions(), Source: bookSource(cfg), Course: capCourseName(site.Title), Input: input, Warnings: site.Warnings}
 	dir := datadir.Locate(cfg.Data, so.Source)
 	// An index built by this program from these very files is what
-	// parsing them again would give: a start costs reading it.
+	// chunking them again would give: a start costs reading it.
 	ix, err := datadir.Load(dir)
 	if err == nil && ix.Built(so) {
-		// What reading the book warned about, said again at each start.
-		for _, w := range ix.Warnings {
-			fmt.Fprintf(warn, "textbook-rag: warning: %s\n", w)
-		}
 		if afterBookRead != nil {
 			afterBookRead()
 		}
-		return ingested{Files: fsys, Index: ix, Dir: dir}, nil
+		return ingested{Site: site, Index: ix, Dir: dir}, nil
 	}
 	if datadir.Unusable(err) {
 		opts.Warn(filepath.Join(dir, datadir.FileName), fmt.Errorf("not served: %w; rebuilding it from the book", errors.Unwrap(err)))
 	}
-	// The layout's warnings (pages left out, a table of contents naming no
-	// page) come from reading the book's structure, which a start that
-	// serves a current index skips: they are kept with the index.
-	printWarn := opts.Warn
-	opts.Warn = func(path string, err error) {
-		printWarn(path, err)
-		so.Warnings = append(so.Warnings, fmt.Sprintf("%s: %v", path, err))
-	}
-	book, chunks, err := markdown.Load(ctx, fsys, opts)
-	if errors.Is(err, markdown.ErrNoChapters) || errors.Is(err, markdown.ErrRestructuredText) {
-		// Say which folder: --docs may name the wrong one.
-		return ingested{}, fmt.Errorf("ingest %s: %w", bookSource(cfg), err)
-	}
+	book, chunks, err := site.Chunks(ctx)
 	if err != nil {
 		return ingested{}, fmt.Errorf("ingest: %w", err)
 	}
@@ -283,7 +221,7 @@ func ingest(ctx context.Context, cfg Config, warn io.Writer, progress ingestProg
 		return ingested{}, err
 	}
 	ix = &datadir.Index{Book: book, Chunks: chunks, Options: so.Options, Source: so.Source, Course: so.Course, Input: so.Input, Warnings: so.Warnings}
-	return ingested{Files: fsys, Index: ix, Dir: dir, Wrote: wrote}, nil
+	return ingested{Site: site, Index: ix, Dir: dir, Wrote: wrote}, nil
 }
 
 // storedBook loads the index of the book a command that only reads is
@@ -366,7 +304,7 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 		if err != nil {
 			return err
 		}
-		m.Files, m.Index, m.Dir = in.Files, in.Index, in.Dir
+		m.Site, m.Index, m.Dir = in.Site, in.Index, in.Dir
 	} else {
 		ix, dir, err := storedBook(cfg)
 		if err != nil {
@@ -379,15 +317,15 @@ func (m *Main) open(ctx context.Context, ensure bool) error {
 		m.Config.QdrantCollection = bookCollection(bookKey(cfg, ix))
 	}
 	m.Course = courseName(cfg, ix)
-	if m.pagesFirst && m.Files != nil {
+	if m.pagesFirst && m.Site != nil {
 		// Rendering the pages allocates more than learning the book:
 		// done while little else is live, it adds least to the start's
 		// peak.
-		pages, err := web.New(m.Files, web.Options{Title: m.Course})
+		pages, err := web.New(m.Site.Tree, web.Options{Title: m.Course})
 		if err != nil {
 			return fmt.Errorf("reader's page: %w", err)
 		}
-		m.pages, m.Files = pages, nil // the pages hold what they show
+		m.pages, m.Site = pages, nil // the pages hold what they show; the raw files can go
 	}
 	key := derivedKey(ix.Chunks)
 	book := learnBook(ix.Chunks, m.Dir, key, ensure, m.stderr)
