@@ -33,6 +33,8 @@ var MeaningFeatures = []Feature{
 	{"meaning_heading_gap", "meaning_heading minus the best among candidates (0 for the best)"},
 	{"meaning_window", "the cosine of the question and the candidate's window (the mean of its units' vectors)"},
 	{"meaning_window_gap", "meaning_window minus the best among candidates (0 for the best)"},
+	{"meaning_unit", "the largest cosine of the question and one unit of the candidate's window: the sentence, item or row that says it"},
+	{"meaning_unit_gap", "meaning_unit minus the best among candidates (0 for the best)"},
 }
 
 const (
@@ -40,6 +42,8 @@ const (
 	mHeadingGap
 	mWindow
 	mWindowGap
+	mUnit
+	mUnitGap
 	nMeaning
 )
 
@@ -133,18 +137,24 @@ func (ans *Answerer) addMeaning(ctx context.Context, question string, units []*u
 		return
 	}
 	ms := make([][]float64, len(cands))
-	bestHeading, bestWindow := -1.0, -1.0
+	bestHeading, bestWindow, bestUnit := -1.0, -1.0, -1.0
 	for i := range cands {
 		ms[i] = make([]float64, nMeaning)
 		ms[i][mHeading] = dot32(q, vs[heads[i]])
 		ms[i][mWindow] = meanCosine(q, vs, wins[i])
+		ms[i][mUnit] = -1
+		for _, k := range wins[i] {
+			ms[i][mUnit] = max(ms[i][mUnit], dot32(q, vs[k]))
+		}
 		bestHeading = max(bestHeading, ms[i][mHeading])
 		bestWindow = max(bestWindow, ms[i][mWindow])
+		bestUnit = max(bestUnit, ms[i][mUnit])
 	}
 	for i := range cands {
 		m := ms[i]
 		m[mHeadingGap] = m[mHeading] - bestHeading
 		m[mWindowGap] = m[mWindow] - bestWindow
+		m[mUnitGap] = m[mUnit] - bestUnit
 		cands[i].x = append(cands[i].x[:nFeatures:nFeatures], m...)
 	}
 }

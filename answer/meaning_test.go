@@ -108,7 +108,7 @@ func TestMeaningFeatures(t *testing.T) {
 			t.Fatalf("%d features, want %d", len(c.Features), nFeatures+nMeaning)
 		}
 		m := c.Features[nFeatures:]
-		if m[mHeadingGap] > 0 || m[mWindowGap] > 0 {
+		if m[mHeadingGap] > 0 || m[mWindowGap] > 0 || m[mUnitGap] > 0 {
 			t.Errorf("%s: a gap above 0: %v", c.Section, m)
 		}
 		if m[mHeadingGap] == 0 && strings.Contains(c.Section, "Topics") {
