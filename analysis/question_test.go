@@ -40,7 +40,7 @@ func TestQuestionTokenizedOnce(t *testing.T) {
 		name, question, selected string
 		answered                 bool
 	}{
-		{"answered", "What does an IMU measure?", "", true},
+		{"answered", "How does a LiDAR measure distance?", "", true},
 		{"definition", "What is a ROS 2 topic?", "", true},
 		{"quantity", "How far does a robot moving at 2 m/s travel between two scans of a 10 Hz LiDAR?", "", true},
 		{"selection", "Why does the stamp matter here?", "The stamp is when the data was captured, so subscribers can measure the latency.", false},

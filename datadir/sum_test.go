@@ -135,7 +135,7 @@ func TestWarningsKept(t *testing.T) {
 	dir := t.TempDir()
 	book := rag.Book{Title: "B", Hash: "h"}
 	warnings := []string{"hugo.toml: 2 content pages in formats that are not read", "content/x.md: page path \"x\" is taken"}
-	if _, err := Save(t.Context(), dir, book, nil, SaveOptions{Options: "o", Source: "/b", Input: "in", Warnings: warnings}); err != nil {
+	if _, err := Save(t.Context(), dir, book, oneChunk, SaveOptions{Options: "o", Source: "/b", Input: "in", Warnings: warnings}); err != nil {
 		t.Fatal(err)
 	}
 	ix, err := Load(dir)

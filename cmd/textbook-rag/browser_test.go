@@ -20,7 +20,7 @@ func TestBrowser(t *testing.T) {
 	}
 	base, _ := startService(t, nil)
 	browsertest.RunConfig(t, base, "", browsertest.Config{
-		Question:          "What does an IMU measure?",
+		Question:          "How does a LiDAR measure distance?",
 		SelectionQuestion: "What does this mean?",
 		OffTopicQuestion:  "What is a good recipe for banana bread?",
 		StartPath:         "/",

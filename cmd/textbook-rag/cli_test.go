@@ -21,7 +21,7 @@ func TestAskRefusalLog(t *testing.T) {
 		t.Fatal(errOut)
 	}
 
-	code, out, errOut := runCmd(t, "ask", "--data", data, "What does an IMU measure?")
+	code, out, errOut := runCmd(t, "ask", "--data", data, "How does a LiDAR measure distance?")
 	if code != 0 || strings.Contains(out, "(refused") {
 		t.Fatalf("answerable question: exit %d: %s %s", code, out, errOut)
 	}

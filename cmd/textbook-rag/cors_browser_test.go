@@ -100,7 +100,7 @@ func TestBrowserSiteNotAllowed(t *testing.T) {
 					t.Errorf("%s: the widget's header says %q, not the course's name", tc.name, got)
 				}
 				b.Exec(`R.querySelector(".input").focus()`)
-				b.Keys("What does an IMU measure?\r")
+				b.Keys("How does a LiDAR measure distance?\r")
 				b.WaitFor("the error note", `R.querySelector(".note.error")`)
 				got := browsertest.Eval[string](b, `R.querySelector(".note.error").textContent`)
 				for _, w := range tc.want {
@@ -111,7 +111,7 @@ func TestBrowserSiteNotAllowed(t *testing.T) {
 				if strings.Contains(got, tc.not) {
 					t.Errorf("%s: the message %q names the wrong cause first", tc.name, got)
 				}
-				if v := browsertest.Eval[string](b, `R.querySelector(".input").value`); v != "What does an IMU measure?" {
+				if v := browsertest.Eval[string](b, `R.querySelector(".input").value`); v != "How does a LiDAR measure distance?" {
 					t.Errorf("%s: the question box holds %q after the error", tc.name, v)
 				}
 				b.Screenshot(tc.name + "-" + vp.Name)

@@ -127,7 +127,7 @@ func crashTest(t *testing.T, dbURL string) {
 	if v, err := strconv.ParseInt(os.Getenv("TEXTBOOK_RAG_CRASH_EXCHANGES"), 10, 64); err == nil && v > 0 {
 		killAfter = v
 	}
-	questions := []string{"What does an IMU measure?", "How do I create a publisher?", "What is a good recipe for banana bread?", "What does a URDF file describe?"}
+	questions := []string{"How does a LiDAR measure distance?", "How do I create a publisher?", "What is a good recipe for banana bread?", "What does a URDF file describe?"}
 	var (
 		mu       sync.Mutex
 		acks     []acked

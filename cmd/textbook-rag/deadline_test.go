@@ -92,7 +92,7 @@ func TestServeHistoryDeadline(t *testing.T) {
 				st.edit(c)
 			})
 			sid := uuid.NewString()
-			body := fmt.Sprintf(`{"question":"What does an IMU measure?","session_id":%q}`, sid)
+			body := fmt.Sprintf(`{"question":"How does a LiDAR measure distance?","session_id":%q}`, sid)
 
 			st.stall(t)
 			// Without a deadline the request would wait for the store; let
@@ -158,7 +158,7 @@ func TestServeHistoryRefused(t *testing.T) {
 	p, dbURL := postgresProxy(t)
 	base, _ := startService(t, func(c *Config) { c.DatabaseURL = dbURL })
 	sid := uuid.NewString()
-	body := fmt.Sprintf(`{"question":"What does an IMU measure?","session_id":%q}`, sid)
+	body := fmt.Sprintf(`{"question":"How does a LiDAR measure distance?","session_id":%q}`, sid)
 	if resp, data := postJSON(t, base+"/api/chat", body); resp.StatusCode != 200 {
 		t.Fatalf("before the refusal: %d %s", resp.StatusCode, data)
 	}

@@ -307,7 +307,7 @@ func docusaurusScenario(t *testing.T, site, way string, v browsertest.Viewport) 
 
 	// An answer with a source link into the site's own pages.
 	b.OpenPanel()
-	b.Ask("What does an IMU measure?")
+	b.Ask("How does a LiDAR measure distance?")
 	type answer struct {
 		Refusal bool
 		Text    string
@@ -322,7 +322,7 @@ func docusaurusScenario(t *testing.T, site, way string, v browsertest.Viewport) 
 	a := last(".sources a")
 	shot("02-answer")
 	if a.Refusal || len(a.Links) == 0 {
-		t.Fatalf("the IMU question got no answer with sources: %+v", a)
+		t.Fatalf("the LiDAR question got no answer with sources: %+v", a)
 	}
 	follow(t, b, site, a.Links[0], ".sources a")
 	shot("03-source")

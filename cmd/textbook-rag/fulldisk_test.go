@@ -54,7 +54,7 @@ func TestServeFullDisk(t *testing.T) {
 	// A question the book answers; should the answerer refuse it, the
 	// refusal is delivered and logged like any other.
 	ask := func() (*http.Response, []byte) {
-		body := fmt.Sprintf(`{"question":"What does an IMU measure?","session_id":%q}`, uuid.NewString())
+		body := fmt.Sprintf(`{"question":"How does a LiDAR measure distance?","session_id":%q}`, uuid.NewString())
 		resp, data := postJSON(t, base+"/api/chat", body)
 		if resp.StatusCode == 200 && strings.Contains(string(data), `"was_refusal":true`) {
 			delivered++

@@ -38,7 +38,7 @@ func TestLive(t *testing.T) {
 	for _, tt := range []struct {
 		q      string
 		refuse bool
-	}{{"What does an IMU measure?", false}, {"What is a good recipe for banana bread?", true}} {
+	}{{"How does a LiDAR measure distance?", false}, {"What is a good recipe for banana bread?", true}} {
 		resp, err := app.Tutor.Ask(context.Background(), rag.ChatRequest{Question: tt.q, SessionID: uuid.NewString()}, nil)
 		if err != nil {
 			t.Fatal(err)

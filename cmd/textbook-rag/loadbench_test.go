@@ -100,7 +100,7 @@ func BenchmarkHTTPChat(b *testing.B) {
 	defer closeSvc()
 
 	refusal, _ := json.Marshal(map[string]string{"question": "What is a good recipe for banana bread?"})
-	answer, _ := json.Marshal(map[string]string{"question": "What does an IMU measure?"})
+	answer, _ := json.Marshal(map[string]string{"question": "How does a LiDAR measure distance?"})
 	b.Run("echo", func(b *testing.B) { load(b, echo.URL, answer) })
 	b.Run("chat-refusal", func(b *testing.B) { load(b, base+"/api/chat", refusal) })
 	b.Run("chat-answer", func(b *testing.B) { load(b, base+"/api/chat", answer) })

@@ -22,7 +22,7 @@ var pathQuestions = []struct {
 	refusal  bool
 }{
 	{"refusal", "What is a good recipe for banana bread?", true},
-	{"answer", "What does an IMU measure?", false},
+	{"answer", "How does a LiDAR measure distance?", false},
 }
 
 // pathClients is how many requests each CPU has in flight.

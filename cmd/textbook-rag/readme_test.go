@@ -716,7 +716,7 @@ func (r *readmeRun) checkConfigTable(t *testing.T, page string) {
 	for _, command := range []string{"ingest", "ask", "eval", "fit", "serve", "calibrate", "report"} {
 		cmd := exec.Command(filepath.Join(r.bin, "textbook-rag"), command, "-h")
 		for _, kv := range r.env {
-			if !strings.HasPrefix(kv, "OPENAI_BASE_URL=") {
+			if !strings.HasPrefix(kv, "OPENAI_BASE_URL=") && !strings.HasPrefix(kv, "TEXTBOOK_RAG_MODEL=") {
 				cmd.Env = append(cmd.Env, kv)
 			}
 		}

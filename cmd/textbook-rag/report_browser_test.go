@@ -42,7 +42,7 @@ func TestBrowserFeedbackAndReport(t *testing.T) {
 
 			b.Navigate(base + "/")
 			b.OpenPanel()
-			b.Ask("What does an IMU measure?")
+			b.Ask("How does a LiDAR measure distance?")
 			last := `Array.from(R.querySelectorAll(".msg.assistant")).pop()`
 			b.WaitFor("the rating buttons", last+`.querySelector(".feedback .rate")`)
 			b.ClickAt("Not helpful", last+`.querySelector('.rate[data-rating="not_helpful"]')`)

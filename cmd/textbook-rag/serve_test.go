@@ -104,7 +104,7 @@ func TestServeChat(t *testing.T) {
 	base, s := startService(t, func(c *Config) { c.ScopePatterns = scope })
 
 	t.Run("answer", func(t *testing.T) {
-		resp, data := postJSON(t, base+"/api/chat", map[string]string{"question": "What does an IMU measure?"})
+		resp, data := postJSON(t, base+"/api/chat", map[string]string{"question": "How does a LiDAR measure distance?"})
 		if resp.StatusCode != 200 {
 			t.Fatalf("status %d: %s", resp.StatusCode, data)
 		}
@@ -112,8 +112,8 @@ func TestServeChat(t *testing.T) {
 		if cr.WasRefusal || len(cr.Sources) == 0 || cr.SessionID == "" || cr.RefusalReason != nil {
 			t.Fatalf("want an answer with sources and a session: %s", data)
 		}
-		if !strings.Contains(strings.ToLower(cr.Answer), "imu") {
-			t.Errorf("answer does not mention the IMU: %q", cr.Answer)
+		if !strings.Contains(strings.ToLower(cr.Answer), "lidar") {
+			t.Errorf("answer does not mention the LiDAR: %q", cr.Answer)
 		}
 		if resp.Header.Get("X-Request-ID") == "" || resp.Header.Get("X-Response-Time") == "" {
 			t.Error("missing X-Request-ID or X-Response-Time")
@@ -213,7 +213,7 @@ func TestServeValidation(t *testing.T) {
 
 func TestServeStreamAndHistory(t *testing.T) {
 	base, _ := startService(t, nil)
-	body, _ := json.Marshal(map[string]string{"question": "What does an IMU measure?"})
+	body, _ := json.Marshal(map[string]string{"question": "How does a LiDAR measure distance?"})
 	resp, err := http.Post(base+"/api/chat/stream", "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -336,7 +336,7 @@ func TestServeChunksHealthCORSRateLimit(t *testing.T) {
 
 	var last *http.Response
 	for i := 0; i < 3; i++ {
-		last, _ = postJSON(t, base+"/api/chat", map[string]string{"question": "What does an IMU measure?"})
+		last, _ = postJSON(t, base+"/api/chat", map[string]string{"question": "How does a LiDAR measure distance?"})
 	}
 	if last.StatusCode != 429 || last.Header.Get("Retry-After") == "" {
 		t.Errorf("third chat request in a minute at 2/min: %d, Retry-After %q", last.StatusCode, last.Header.Get("Retry-After"))

@@ -70,7 +70,7 @@ func TestSIGTERMAnswersEveryone(t *testing.T) {
 			if i >= plain {
 				path = "/api/chat/stream"
 			}
-			body := `{"question":"What does an IMU measure?"}`
+			body := `{"question":"How does a LiDAR measure distance?"}`
 			resp, err := http.Post(base+path, "application/json", strings.NewReader(body))
 			if err != nil {
 				results <- result{stream: i >= plain, err: err}
