@@ -61,7 +61,7 @@ func TestGlossaryAndDefinitionListEntriesAnswer(t *testing.T) {
 		{"What is a dispatcher?", ""},
 	}
 	for _, tt := range tests {
-		ps := ans.Evidence(ans.Read(tt.q), all)
+		ps := ans.Evidence(t.Context(), ans.Read(tt.q), all)
 		var text []string
 		for _, p := range ps {
 			text = append(text, p.Text)

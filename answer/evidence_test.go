@@ -45,9 +45,9 @@ func TestEvidence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ps := ans.Evidence(ans.Read(tt.q), all)
+			ps := ans.Evidence(t.Context(), ans.Read(tt.q), all)
 			if !tt.none {
-				r, units, cands := ans.prepare(ans.Read(tt.q), all)
+				r, units, cands := ans.prepare(t.Context(), ans.Read(tt.q), all)
 				if best := ans.best(cands); best != nil {
 					ps = ans.quote(units, all, windowsOf(cands, best.section), r.wantsList)
 				}

@@ -33,7 +33,7 @@ func TestUnitsSplitOnUse(t *testing.T) {
 	if n := ans.split(); n != 0 {
 		t.Fatalf("New split %d chunks, want none", n)
 	}
-	ans.Evidence(ans.Read("What is a gear train?"), []rag.ScoredChunk{{Chunk: chunks[3], Score: 1}, {Chunk: chunks[7], Score: 0.5}})
+	ans.Evidence(t.Context(), ans.Read("What is a gear train?"), []rag.ScoredChunk{{Chunk: chunks[3], Score: 1}, {Chunk: chunks[7], Score: 0.5}})
 	if n := ans.split(); n != 2 {
 		t.Errorf("a question on 2 chunks split %d", n)
 	}

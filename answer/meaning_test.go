@@ -92,7 +92,7 @@ func TestMeaningFeatures(t *testing.T) {
 	v := &wordVectors{}
 	ans.SetMeaning(v)
 	all := allScored()
-	cands := ans.Candidates(ans.Read("What is a topic?"), all)
+	cands := ans.Candidates(t.Context(), ans.Read("What is a topic?"), all)
 	if len(cands) == 0 {
 		t.Fatal("no candidates")
 	}
@@ -144,13 +144,13 @@ func TestMeaningFailureFallsBackToWords(t *testing.T) {
 	ans := newAnswerer(testChunks)
 	ans.SetMeaning(&wordVectors{fail: true})
 	all := allScored()
-	for _, c := range ans.Candidates(ans.Read("What is a topic?"), all) {
+	for _, c := range ans.Candidates(t.Context(), ans.Read("What is a topic?"), all) {
 		if len(c.Features) != nFeatures {
 			t.Fatalf("%d features without vectors, want the %d word features", len(c.Features), nFeatures)
 		}
 	}
 	// The answerer still weighs the candidates (with the word-only model).
-	_, _, cands := ans.prepare(ans.Read("What is a topic?"), all)
+	_, _, cands := ans.prepare(t.Context(), ans.Read("What is a topic?"), all)
 	if best := ans.best(cands); best == nil {
 		t.Fatal("no pick when the sentence model fails")
 	}
@@ -173,5 +173,38 @@ func TestMeaningModelValidates(t *testing.T) {
 	m.Features[nFeatures] = "meaning_elsewhere"
 	if err := m.Validate(); err == nil {
 		t.Error("a model with an unknown meaning feature validates")
+	}
+}
+
+// ctxVectors fails when the request's context has ended, as a real
+// model's embedding does.
+type ctxVectors struct{ wordVectors }
+
+func (c *ctxVectors) Query(ctx context.Context, q string) ([]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return c.wordVectors.Query(ctx, q)
+}
+
+// TestMeaningTakesTheRequestsContext: the question's embedding runs
+// under the request's context, so a request that ended embeds nothing
+// and the answerer weighs words alone.
+func TestMeaningTakesTheRequestsContext(t *testing.T) {
+	ans := newAnswerer(testChunks)
+	v := &ctxVectors{}
+	ans.SetMeaning(v)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for _, c := range ans.Candidates(ctx, ans.Read("What is a topic?"), allScored()) {
+		if len(c.Features) != nFeatures {
+			t.Fatalf("%d features under an ended context, want the %d word features", len(c.Features), nFeatures)
+		}
+	}
+	if len(v.questions) != 0 {
+		t.Errorf("embedded %q under an ended context", v.questions)
+	}
+	if len(ans.Candidates(t.Context(), ans.Read("What is a topic?"), allScored())[0].Features) != nFeatures+nMeaning {
+		t.Error("no meaning features under a live context")
 	}
 }

@@ -71,14 +71,14 @@ func TestThresholdDecides(t *testing.T) {
 	open := ZeroModel()
 	open.Threshold = 0
 	ans.SetModel(open)
-	ps := ans.Evidence(ans.Read(q), all)
+	ps := ans.Evidence(t.Context(), ans.Read(q), all)
 	if len(ps) == 0 || !strings.Contains(ps[0].Text, "topic") {
 		t.Fatalf("threshold 0: %v", ps)
 	}
 	closed := ZeroModel()
 	closed.Threshold = 1
 	ans.SetModel(closed)
-	if ps := ans.Evidence(ans.Read(q), all); len(ps) != 0 {
+	if ps := ans.Evidence(t.Context(), ans.Read(q), all); len(ps) != 0 {
 		t.Fatalf("threshold 1 quoted %q", ps[0].Text)
 	}
 }
@@ -86,7 +86,7 @@ func TestThresholdDecides(t *testing.T) {
 func TestCandidatesCarryFeaturesAndQuotes(t *testing.T) {
 	ans := newAnswerer(testChunks)
 	all := []rag.ScoredChunk{{Chunk: testChunks[2], Score: 0.9}, {Chunk: testChunks[3], Score: 0.75}}
-	cands := ans.Candidates(ans.Read("How much does a navigation grade IMU cost?"), all)
+	cands := ans.Candidates(t.Context(), ans.Read("How much does a navigation grade IMU cost?"), all)
 	if len(cands) == 0 {
 		t.Fatal("no candidates")
 	}
@@ -131,7 +131,7 @@ func TestDefinitionAnswersWhereTheModelIsUnsure(t *testing.T) {
 		{"What is a service?", false}, // the book describes services but marks no definition
 	}
 	for _, tt := range tests {
-		ps := ans.Evidence(ans.Read(tt.q), all)
+		ps := ans.Evidence(t.Context(), ans.Read(tt.q), all)
 		if got := len(ps) > 0; got != tt.want {
 			t.Errorf("%q: answered %v, want %v", tt.q, got, tt.want)
 		}
@@ -153,11 +153,11 @@ func TestGlossaryEntryAnswersWhereTheModelIsUnsure(t *testing.T) {
 	unsure.Threshold = 0.99
 	ans.SetModel(unsure)
 	all := []rag.ScoredChunk{{Chunk: chunks[1], Score: 0.9}, {Chunk: chunks[0], Score: 0.8}}
-	ps := ans.Evidence(ans.Read("What is xacro?"), all)
+	ps := ans.Evidence(t.Context(), ans.Read("What is xacro?"), all)
 	if len(ps) == 0 || !strings.Contains(ps[0].Text, "XML macro language") {
 		t.Errorf("what is xacro: quoted %+v, want the glossary entry", ps)
 	}
-	if ps := ans.Evidence(ans.Read("What is a sensor xacro for?"), all); len(ps) != 0 {
+	if ps := ans.Evidence(t.Context(), ans.Read("What is a sensor xacro for?"), all); len(ps) != 0 {
 		t.Errorf("a question about another term was answered from the glossary: %+v", ps)
 	}
 }

@@ -22,8 +22,8 @@ import (
 // chunks is a candidate; the model gives each the probability that it
 // answers, and the best is quoted when that probability reaches the
 // model's threshold. It never returns text that is not in the chunks.
-func (ans *Answerer) Evidence(question *analysis.Question, chunks []rag.ScoredChunk) []rag.Passage {
-	r, units, cands := ans.prepare(question, chunks)
+func (ans *Answerer) Evidence(ctx context.Context, question *analysis.Question, chunks []rag.ScoredChunk) []rag.Passage {
+	r, units, cands := ans.prepare(ctx, question, chunks)
 	best := ans.best(cands)
 	// A threshold of 1 answers nothing (a stale model: see DefaultModel),
 	// definitions included.
@@ -101,8 +101,8 @@ type Candidate struct {
 // Candidates lists every candidate passage of the chunks for a question,
 // with what quoting each would return. The fit command labels them; the
 // answerer itself only quotes the best.
-func (ans *Answerer) Candidates(question *analysis.Question, chunks []rag.ScoredChunk) []Candidate {
-	r, units, cands := ans.prepare(question, chunks)
+func (ans *Answerer) Candidates(ctx context.Context, question *analysis.Question, chunks []rag.ScoredChunk) []Candidate {
+	r, units, cands := ans.prepare(ctx, question, chunks)
 	quotes := map[string][]rag.Passage{}
 	out := make([]Candidate, len(cands))
 	for i, c := range cands {
@@ -117,7 +117,7 @@ func (ans *Answerer) Candidates(question *analysis.Question, chunks []rag.Scored
 }
 
 // prepare reads the question and lists the chunks' candidates.
-func (ans *Answerer) prepare(question *analysis.Question, chunks []rag.ScoredChunk) (reading, []*unit, []candidate) {
+func (ans *Answerer) prepare(ctx context.Context, question *analysis.Question, chunks []rag.ScoredChunk) (reading, []*unit, []candidate) {
 	question = ans.own(question)
 	r := ans.readQuestion(question, question.Query)
 	if len(r.q.Terms) == 0 {
@@ -126,7 +126,7 @@ func (ans *Answerer) prepare(question *analysis.Question, chunks []rag.ScoredChu
 	units := ans.unitsOf(chunks)
 	cands := withQuantities(r, units, ans.candidates(r, units, chunks))
 	if ans.meaning != nil {
-		ans.addMeaning(context.Background(), question.Text, units, chunks, cands)
+		ans.addMeaning(ctx, question.Text, units, chunks, cands)
 	}
 	return r, units, cands
 }
@@ -188,8 +188,8 @@ func Pick(probs []float64, sections []string) (int, float64) {
 // ExplainEvidence lists the most probable candidate passages for a
 // question with their probability and strongest features; the CLI's
 // --explain flag prints it.
-func (ans *Answerer) ExplainEvidence(question string, chunks []rag.ScoredChunk, n int) string {
-	_, units, cands := ans.prepare(ans.Read(question), chunks)
+func (ans *Answerer) ExplainEvidence(ctx context.Context, question string, chunks []rag.ScoredChunk, n int) string {
+	_, units, cands := ans.prepare(ctx, ans.Read(question), chunks)
 	ans.best(cands)
 	sort.SliceStable(cands, func(a, b int) bool { return cands[a].p > cands[b].p })
 	var b strings.Builder

@@ -52,7 +52,7 @@ func TestClosingLinksAreNoAnswer(t *testing.T) {
 		Headings: []rag.Heading{{Level: 2, Text: "When should I use a message queue?", Anchor: "when"}}}
 	ans := newAnswerer([]rag.Chunk{c})
 	chunks := []rag.ScoredChunk{{Chunk: c, Score: 0.9}}
-	_, units, cands := ans.prepare(ans.Read("When should I use a message queue?"), chunks)
+	_, units, cands := ans.prepare(t.Context(), ans.Read("When should I use a message queue?"), chunks)
 	if len(cands) == 0 {
 		t.Fatal("no candidates")
 	}
@@ -63,7 +63,7 @@ func TestClosingLinksAreNoAnswer(t *testing.T) {
 			}
 		}
 	}
-	ev := ans.Evidence(ans.Read("When should I use a message queue?"), chunks)
+	ev := ans.Evidence(t.Context(), ans.Read("When should I use a message queue?"), chunks)
 	if len(ev) == 0 || !strings.Contains(ev[0].Text, "jobs arrive faster") {
 		t.Errorf("the answer does not open on the section's prose: %+v", ev)
 	}

@@ -50,7 +50,7 @@ func TestSameTextSectionsAreOneGroup(t *testing.T) {
 	for _, c := range chunks {
 		all = append(all, rag.ScoredChunk{Chunk: c, Score: 0.9})
 	}
-	cands := ans.Candidates(ans.Read("What is a node?"), all)
+	cands := ans.Candidates(t.Context(), ans.Read("What is a node?"), all)
 	groups := map[string]string{}
 	for _, c := range cands {
 		groups[c.Section] = c.Group

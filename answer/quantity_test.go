@@ -63,7 +63,7 @@ func TestQuantityIsAnsweredByAFigure(t *testing.T) {
 		Headings: []rag.Heading{{Level: 2, Text: "What the botanists found", Anchor: "found"}}}
 	ans := newAnswerer([]rag.Chunk{intro, result})
 	q := "How much smaller were the shaded leaves of the bean plants?"
-	_, units, cands := ans.prepare(ans.Read(q), []rag.ScoredChunk{{Chunk: intro, Score: 0.9}, {Chunk: result, Score: 0.8}})
+	_, units, cands := ans.prepare(t.Context(), ans.Read(q), []rag.ScoredChunk{{Chunk: intro, Score: 0.9}, {Chunk: result, Score: 0.8}})
 	if len(cands) == 0 {
 		t.Fatal("no candidate states the figure")
 	}
@@ -72,7 +72,7 @@ func TestQuantityIsAnsweredByAFigure(t *testing.T) {
 			t.Errorf("a candidate lies in %q, which states no amount", h)
 		}
 	}
-	if ps := ans.Evidence(ans.Read(q), []rag.ScoredChunk{{Chunk: intro, Score: 0.9}}); len(ps) != 0 {
+	if ps := ans.Evidence(t.Context(), ans.Read(q), []rag.ScoredChunk{{Chunk: intro, Score: 0.9}}); len(ps) != 0 {
 		t.Errorf("answered an amount from a section that states none: %+v", ps)
 	}
 }

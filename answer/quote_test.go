@@ -65,7 +65,7 @@ func TestEvidenceQuotesTheSection(t *testing.T) {
 		Headings: []rag.Heading{{Level: 2, Text: "Why Node Communication Matters", Anchor: "why"}}}
 	ans := newAnswerer([]rag.Chunk{c})
 	q := "How often does the gait planner put out foot positions, and at what rate do the motor controllers want commands?"
-	ev := ans.Evidence(ans.Read(q), []rag.ScoredChunk{{Chunk: c, Score: 0.9}})
+	ev := ans.Evidence(t.Context(), ans.Read(q), []rag.ScoredChunk{{Chunk: c, Score: 0.9}})
 	var all []string
 	for _, p := range ev {
 		all = append(all, p.Text)
@@ -87,7 +87,7 @@ func TestEvidenceListsSubsections(t *testing.T) {
 		Headings: []rag.Heading{{Level: 2, Text: "Physics Engine Comparison", Anchor: "engines"}, {Level: 3, Text: "ODE", Anchor: "ode"},
 			{Level: 3, Text: "Bullet", Anchor: "bullet"}, {Level: 3, Text: "DART", Anchor: "dart"}}}
 	ans := newAnswerer([]rag.Chunk{c})
-	ev := ans.Evidence(ans.Read("Which physics engines does Gazebo support?"), []rag.ScoredChunk{{Chunk: c, Score: 0.9}})
+	ev := ans.Evidence(t.Context(), ans.Read("Which physics engines does Gazebo support?"), []rag.ScoredChunk{{Chunk: c, Score: 0.9}})
 	var all []string
 	for _, p := range ev {
 		all = append(all, p.Text)
@@ -115,7 +115,7 @@ func TestEvidenceReadsThePassageInItsChapter(t *testing.T) {
 	ans := newAnswerer([]rag.Chunk{table, other})
 	question := "What joint types can a URDF joint have?"
 	chunks := []rag.ScoredChunk{{Chunk: other, Score: 0.9}, {Chunk: table, Score: 0.9}}
-	_, units, cands := ans.prepare(ans.Read(question), chunks)
+	_, units, cands := ans.prepare(t.Context(), ans.Read(question), chunks)
 	best := ans.best(cands)
 	if best == nil {
 		t.Fatal("no candidate passage")

@@ -161,8 +161,8 @@ type recorder struct {
 
 func (r *recorder) Read(question string) *analysis.Question { return r.ans.Read(question) }
 
-func (r *recorder) Evidence(question *analysis.Question, chunks []rag.ScoredChunk) []rag.Passage {
-	r.seen, r.hit = r.ans.Candidates(question, chunks), true
+func (r *recorder) Evidence(ctx context.Context, question *analysis.Question, chunks []rag.ScoredChunk) []rag.Passage {
+	r.seen, r.hit = r.ans.Candidates(ctx, question, chunks), true
 	return nil
 }
 

@@ -28,8 +28,9 @@ type EvidenceFinder interface {
 	// what it returns and do not tokenize the text again.
 	Read(question string) *analysis.Question
 	// Evidence returns the passages of the chunks that answer the
-	// question, or none.
-	Evidence(question *analysis.Question, chunks []rag.ScoredChunk) []rag.Passage
+	// question, or none. ctx is the request's: a sentence model's
+	// embedding of the question stops with it.
+	Evidence(ctx context.Context, question *analysis.Question, chunks []rag.ScoredChunk) []rag.Passage
 	// SelectedEvidence returns the passages of the reader's selection that
 	// answer the question, or none.
 	SelectedEvidence(question *analysis.Question, selected string) []rag.Passage
@@ -161,7 +162,7 @@ func (t *Tutor) Ask(ctx context.Context, req rag.ChatRequest, stream rag.Stream)
 	if topic, ok := t.Scope.Match(req.Question); ok {
 		return t.refuse(req, rag.OutOfScope, chunks, topic)
 	}
-	evidence := t.Evidence.Evidence(q, relevant)
+	evidence := t.Evidence.Evidence(ctx, q, relevant)
 	if len(evidence) == 0 && t.LLM == nil {
 		return t.refuse(req, rag.InsufficientContext, chunks, "")
 	}

@@ -33,7 +33,7 @@ type stubEvidence struct{ found bool }
 
 func (stubEvidence) Read(q string) *analysis.Question { return &analysis.Question{Text: q} }
 
-func (s stubEvidence) Evidence(q *analysis.Question, chunks []rag.ScoredChunk) []rag.Passage {
+func (s stubEvidence) Evidence(_ context.Context, q *analysis.Question, chunks []rag.ScoredChunk) []rag.Passage {
 	if !s.found {
 		return nil
 	}

@@ -54,7 +54,7 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		for _, c := range chunks {
 			fmt.Fprintf(stderr, "  %.3f %s › %s\n", c.Score, c.ChapterPath, c.SectionHeading)
 		}
-		fmt.Fprint(stderr, "best passages:\n"+app.Answerer.ExplainEvidence(req.Question, chunks, 6))
+		fmt.Fprint(stderr, "best passages:\n"+app.Answerer.ExplainEvidence(ctx, req.Question, chunks, 6))
 	}
 	resp, err := app.Tutor.Ask(ctx, req, nil)
 	if err != nil {
