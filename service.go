@@ -24,6 +24,15 @@ type Embedder interface {
 	ID() string
 }
 
+// QueryEmbedder is an Embedder that embeds a reader's question apart
+// from the book's texts (package vectors keeps the book's on disk and a
+// question's in memory only). Whoever embeds a question uses Query when
+// the embedder has it.
+type QueryEmbedder interface {
+	Embedder
+	Query(ctx context.Context, question string) ([]float32, error)
+}
+
 // VectorStore keeps chunk vectors and finds the nearest ones.
 type VectorStore interface {
 	// Replace makes the store hold exactly these chunks (upserting by

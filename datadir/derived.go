@@ -6,7 +6,6 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 )
 
@@ -42,19 +41,7 @@ func SaveDerived(dir, key string, v any) error {
 	if err := gob.NewEncoder(&file).Encode(f); err != nil {
 		return fmt.Errorf("keep derived data: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, DerivedName+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("keep derived data: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(file.Bytes())
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, DerivedName))
-	}
-	if err != nil {
+	if err := WriteFile(dir, DerivedName, file.Bytes()); err != nil {
 		return fmt.Errorf("keep derived data: %w", err)
 	}
 	return nil

@@ -52,22 +52,7 @@ func SaveKept(dir, name, key string, data []byte) error {
 	binary.Write(&head, binary.BigEndian, uint64(len(data)))
 	sum := sha256.Sum256(data)
 	head.Write(sum[:])
-	tmp, err := os.CreateTemp(dir, name+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("keep %s: %w", name, err)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(head.Bytes())
-	if err == nil {
-		_, err = tmp.Write(data)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, name))
-	}
-	if err != nil {
+	if err := WriteFile(dir, name, head.Bytes(), data); err != nil {
 		return fmt.Errorf("keep %s: %w", name, err)
 	}
 	return nil

@@ -77,3 +77,26 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// WriteFile writes the parts, one after another, to dir/name: written
+// aside, then renamed, so a reader sees the old file or the new, never
+// half of one.
+func WriteFile(dir, name string, parts ...[]byte) error {
+	tmp, err := os.CreateTemp(dir, name+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	for _, p := range parts {
+		if err == nil {
+			_, err = tmp.Write(p)
+		}
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(dir, name))
+	}
+	return err
+}

@@ -19,16 +19,9 @@ type Retriever struct {
 	Store    rag.VectorStore
 }
 
-// querier is an embedder that keeps questions' vectors apart from the
-// book's (vectors.Cache): a question is embedded through it when the
-// retriever's embedder is one.
-type querier interface {
-	Query(ctx context.Context, question string) ([]float32, error)
-}
-
 // Retrieve returns the k nearest chunks with their cosine scores.
 func (r *Retriever) Retrieve(ctx context.Context, question string, k int) ([]rag.ScoredChunk, error) {
-	if q, ok := r.Embedder.(querier); ok {
+	if q, ok := r.Embedder.(rag.QueryEmbedder); ok {
 		v, err := q.Query(ctx, question)
 		if err != nil {
 			return nil, fmt.Errorf("embed question: %w", err)

@@ -170,21 +170,17 @@ func (m *Metrics) CountGenerator(g rag.Generator) rag.Generator {
 // CountEmbedder returns e counting each Embed call in
 // embedder_calls_total.
 func (m *Metrics) CountEmbedder(e rag.Embedder) rag.Embedder {
-	if q, ok := e.(querier); ok {
+	if q, ok := e.(rag.QueryEmbedder); ok {
 		return countingQuerier{countingEmbedder{e: e, c: m.embedder}, q}
 	}
 	return countingEmbedder{e: e, c: m.embedder}
 }
 
-// querier is an embedder that embeds a question apart from the book's
-// texts (vectors.Cache); the count keeps that apart too.
-type querier interface {
-	Query(ctx context.Context, question string) ([]float32, error)
-}
-
+// countingQuerier counts a QueryEmbedder and keeps its questions apart
+// from the book's texts too.
 type countingQuerier struct {
 	countingEmbedder
-	q querier
+	q rag.QueryEmbedder
 }
 
 func (e countingQuerier) Query(ctx context.Context, question string) ([]float32, error) {

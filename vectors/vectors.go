@@ -217,7 +217,7 @@ func (c *Cache) Dimension() int { return c.model.Dimension() }
 // ID is the model's.
 func (c *Cache) ID() string { return c.model.ID() }
 
-var _ rag.Embedder = (*Cache)(nil)
+var _ rag.QueryEmbedder = (*Cache)(nil)
 
 // QueryCacheSize is how many questions' vectors a Cache keeps in memory:
 // a student who asks again, or a page of widgets asking the same

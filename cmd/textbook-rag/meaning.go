@@ -12,6 +12,7 @@ import (
 
 	"github.com/textbook-rag/rag/answer"
 	"github.com/textbook-rag/rag/bert"
+	"github.com/textbook-rag/rag/datadir"
 	"github.com/textbook-rag/rag/minilm"
 	"github.com/textbook-rag/rag/sample"
 	"github.com/textbook-rag/rag/vectors"
@@ -113,10 +114,10 @@ func embedBook(ctx context.Context, cfg Config, dir, key string, ans *answer.Ans
 	if err != nil {
 		return nil, err
 	}
-	stamp := filepath.Join(into, vectors.FileName(model.ID())+".complete")
+	stamp := vectors.FileName(model.ID()) + ".complete"
 	done := key + " " + model.ID()
 	var texts []string
-	if !cfg.MeaningOnDemand && !stampHolds(stamp, done) {
+	if !cfg.MeaningOnDemand && !stampHolds(filepath.Join(into, stamp), done) {
 		texts = ans.MeaningTexts()
 	}
 	start := time.Now()
@@ -132,20 +133,17 @@ func embedBook(ctx context.Context, cfg Config, dir, key string, ans *answer.Ans
 		fmt.Fprintf(stderr, "the sentence model embedded %d of the book's %d texts in %s (kept in %s)\n", n, len(texts), time.Since(start).Round(time.Millisecond), cache.Path())
 	}
 	if len(texts) > 0 && key != "" {
-		if err := os.WriteFile(stamp, []byte(done), 0o644); err != nil {
+		if err := datadir.WriteFile(into, stamp, []byte(done)); err != nil {
 			fmt.Fprintf(stderr, "warning: %v\n", err)
 		}
 	}
 	return cache, nil
 }
 
-// stampHolds reports whether the small file at path holds want; it is
-// never followed as a link.
+// stampHolds reports whether the stamp at path holds want (read as the
+// data folder's files are: never through a link, bounded).
 func stampHolds(path, want string) bool {
-	if st, err := os.Lstat(path); err != nil || !st.Mode().IsRegular() || st.Size() != int64(len(want)) {
-		return false
-	}
-	got, err := os.ReadFile(path)
+	got, err := datadir.ReadFile(path, datadir.MaxSmallFileBytes)
 	return err == nil && string(got) == want
 }
 
@@ -157,29 +155,13 @@ func seedSampleVectors(dir, id string) error {
 	if !ok {
 		return nil
 	}
-	path := filepath.Join(dir, name)
-	if _, err := os.Lstat(path); err == nil {
+	if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	// Whole or not at all: a temporary file renamed into place.
-	tmp, err := os.CreateTemp(dir, ".sample-*.vec")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	return datadir.WriteFile(dir, name, data)
 }
 
 // userVectors is where an evaluation keeps the shared books' vectors,
